@@ -1,0 +1,135 @@
+// Response decoding: whatever format the service answers in (JSON, JSONP, XML, PHP-serialized, the voice
+// APIs' plain text), the result is one envelope { status, message, data, ...rest } with status a string.
+// Anything that cannot be decoded becomes a TransportError BAD_RESPONSE, never an uncaught exception.
+import { XMLParser } from 'fast-xml-parser';
+import { Codes, ServiceError, TransportError } from './errors';
+import { phpUnserialize } from './php-unserialize';
+
+export interface Envelope {
+  status: string;
+  message: string;
+  data?: unknown;
+  [field: string]: unknown;
+}
+
+// Entity processing is off (no DOCTYPE expansion, so no entity bombs); the five predefined entities and
+// character references are decoded by hand below, which cannot expand recursively.
+const xml = new XMLParser({
+  ignoreAttributes: true,
+  ignoreDeclaration: true,
+  ignorePiTags: true,
+  processEntities: false,
+  htmlEntities: false,
+  parseTagValue: false, // ids and numbers such as 0091... stay strings
+  trimValues: true,
+  tagValueProcessor: (_name: string, value: string) => decodeXmlEntities(value),
+});
+
+const PREDEFINED: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+
+function decodeXmlEntities(text: string): string {
+  if (!text.includes('&')) return text;
+  return text.replace(/&(#x[0-9a-fA-F]{1,6}|#\d{1,7}|amp|lt|gt|quot|apos);/g, (whole, ref: string) => {
+    if (ref[0] !== '#') return PREDEFINED[ref] ?? whole;
+    const cp = ref[1] === 'x' ? parseInt(ref.slice(2), 16) : parseInt(ref.slice(1), 10);
+    return cp <= 0x10ffff ? String.fromCodePoint(cp) : whole;
+  });
+}
+
+function dropProto(key: string, value: unknown): unknown {
+  return key === '__proto__' ? undefined : value;
+}
+
+function fromXml(text: string): unknown {
+  const doc = xml.parse(text, true) as Record<string, unknown>;
+  const roots = Object.keys(doc);
+  if (roots.length !== 1) throw new SyntaxError('XML document must have one root element');
+  const root = doc[roots[0]!];
+  return typeof root === 'object' && root !== null ? root : {};
+}
+
+// The voice APIs answer in plain text when no format is given. Our reading: `key: value` or
+// `key=value` lines (or one `&`-joined line), dotted keys for nesting (data.id, data.0.status).
+function fromText(text: string): unknown {
+  const pairs: Array<[string, string]> = [];
+  const lines = text.includes('\n') ? text.split(/\r?\n/) : text.split('&');
+  for (const line of lines) {
+    if (!line.trim()) continue;
+    const m = /^\s*([A-Za-z0-9_.]+)\s*(?::|=)\s?(.*)$/.exec(line);
+    if (!m) throw new SyntaxError('plain-text answer is not key/value lines');
+    const value = text.includes('\n') ? m[2]!.trim() : decodeURIComponent(m[2]!.replace(/\+/g, ' '));
+    pairs.push([m[1]!, value]);
+  }
+  const out: Record<string, unknown> = {};
+  for (const [path, value] of pairs) {
+    const keys = path.split('.');
+    if (keys.includes('__proto__')) continue;
+    let node = out;
+    for (const key of keys.slice(0, -1)) {
+      const next = node[key];
+      node = (typeof next === 'object' && next !== null ? next : (node[key] = {})) as Record<string, unknown>;
+    }
+    node[keys[keys.length - 1]!] = value;
+  }
+  return out;
+}
+
+/** Decodes a response body of any of the service's formats into a plain value. */
+export function decodeBody(body: string): unknown {
+  const text = body.trim();
+  if (!text) throw new SyntaxError('empty body');
+  const first = text[0];
+  if (first === '{' || first === '[') return JSON.parse(text, dropProto);
+  if (first === '<') return fromXml(text);
+  if (/^[aO]:\d+:/.test(text)) return phpUnserialize(text);
+  const jsonp = /^[A-Za-z_$][\w$.]*\s*\(([\s\S]*)\)\s*;?$/.exec(text);
+  if (jsonp) return JSON.parse(jsonp[1]!, dropProto);
+  return fromText(text);
+}
+
+function snippet(body: string): string {
+  const flat = body.replace(/\s+/g, ' ').trim();
+  return flat.length > 120 ? `${flat.slice(0, 120)}…` : flat;
+}
+
+/** Decodes a body into an envelope; BAD_RESPONSE when it is not one. */
+export function toEnvelope(body: string): Envelope {
+  let value: unknown;
+  try {
+    value = decodeBody(body);
+  } catch (err) {
+    throw new TransportError(Codes.BAD_RESPONSE, `the service's answer could not be decoded (${(err as Error).message}): "${snippet(body)}"`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new TransportError(Codes.BAD_RESPONSE, `the service's answer is not an object: "${snippet(body)}"`);
+  }
+  const env = value as Record<string, unknown>;
+  const status = env.status;
+  if (typeof status !== 'string' && typeof status !== 'number') {
+    throw new TransportError(Codes.BAD_RESPONSE, `the service's answer has no status: "${snippet(body)}"`);
+  }
+  const message = env.message;
+  return { ...env, status: String(status).trim(), message: message == null ? '' : String(message) };
+}
+
+/** Throws the service's error when the envelope's status is not the interface's success status. */
+export function checkStatus(env: Envelope, success: 'OK' | '200'): Envelope {
+  if (env.status.toUpperCase() === success) return env;
+  throw new ServiceError(env.status || 'SERVICE_ERROR', env.message, env);
+}
+
+/** Lists a value that may be one record, an array, or an object keyed by index ("0", "1", ...). */
+export function asList(value: unknown): Record<string, unknown>[] {
+  if (value == null || value === '') return [];
+  if (Array.isArray(value)) return value.filter(isRecord);
+  if (!isRecord(value)) return [];
+  const keys = Object.keys(value);
+  if (keys.length > 0 && keys.every((k) => /^\d+$/.test(k))) {
+    return keys.sort((a, b) => Number(a) - Number(b)).map((k) => value[k]).filter(isRecord);
+  }
+  return [value];
+}
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,59 @@
+// The three kinds of failure a caller can meet, each with a stable machine-readable `code`
+// (what Catch nodes read as msg.error.code) and a message a person can act on.
+
+/** Codes of ours, for failures the service itself did not name. */
+export const Codes = {
+  INVALID_INPUT: 'INVALID_INPUT',
+  TIMEOUT: 'TIMEOUT',
+  NETWORK: 'NETWORK',
+  HTTP_STATUS: 'HTTP_STATUS',
+  BAD_RESPONSE: 'BAD_RESPONSE',
+  QUEUE_FULL: 'QUEUE_FULL',
+  CLOSED: 'CLOSED',
+} as const;
+
+export abstract class KaleyraError extends Error {
+  abstract readonly code: string;
+}
+
+/** Bad input, refused before anything is sent. `code` is the spec's code where it names one (E603...). */
+export class InputError extends KaleyraError {
+  readonly code: string;
+  readonly field: string;
+  constructor(field: string, message: string, code: string = Codes.INVALID_INPUT) {
+    super(`${field}: ${message}`);
+    this.name = 'InputError';
+    this.field = field;
+    this.code = code;
+  }
+}
+
+/** The service answered with an error envelope; `code` is its status (A404, A416, E423...). */
+export class ServiceError extends KaleyraError {
+  readonly code: string;
+  readonly envelope: Record<string, unknown>;
+  constructor(code: string, message: string, envelope: Record<string, unknown>) {
+    super(message ? `${code}: ${message}` : code);
+    this.name = 'ServiceError';
+    this.code = code;
+    this.envelope = envelope;
+  }
+}
+
+/** The exchange itself failed: no answer, a non-2xx answer, or an answer that cannot be decoded. */
+export class TransportError extends KaleyraError {
+  readonly code: string;
+  readonly statusCode?: number;
+  /** Seconds the service asked us to wait (Retry-After), when it said so. */
+  readonly retryAfter?: number;
+  /** True when the request provably never reached the service (safe to resend a non-idempotent call). */
+  readonly notSent: boolean;
+  constructor(code: string, message: string, extra: { statusCode?: number; retryAfter?: number; notSent?: boolean } = {}) {
+    super(message);
+    this.name = 'TransportError';
+    this.code = code;
+    this.statusCode = extra.statusCode;
+    this.retryAfter = extra.retryAfter;
+    this.notSent = extra.notSent ?? false;
+  }
+}

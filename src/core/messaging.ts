@@ -1,0 +1,314 @@
+// Interface A, spec 2.1 (outgoing message), 2.2 (submission response), 4.1 (send), 7, 8.
+// Validates everything the spec states before anything is sent, then POSTs the multipart form.
+import { promises as fs } from 'node:fs';
+import { createReadStream } from 'node:fs';
+import { basename, extname } from 'node:path';
+import { Readable, Transform } from 'node:stream';
+import { InputError } from './errors';
+import { asList, isRecord, type Envelope } from './decode';
+import type { CallContext, Result } from './context';
+import type { FilePart } from './transport';
+import * as v from './validate';
+
+export const MESSAGE_TYPES = ['text', 'image', 'document', 'audio', 'template', 'contacts', 'location'] as const;
+export type MessageType = (typeof MESSAGE_TYPES)[number];
+
+/** Spec 2.1 "Supported media formats". */
+export const MEDIA_FORMATS: Record<'image' | 'document' | 'audio', readonly string[]> = {
+  image: ['jpg', 'jpeg', 'png'],
+  document: ['pdf', 'doc', 'docx', 'ppt', 'pptx', 'xls', 'xlsx', 'txt'],
+  audio: ['aac', 'm4a', 'amr', 'mp3', 'ogg', 'opus'],
+};
+
+export const LIMITS = {
+  textLength: 4096,
+  fileBytes: 64 * 1024 * 1024,
+  ttlMin: 86_400,
+  ttlMax: 2_592_000,
+  /** Not in the spec: a bound so a runaway array cannot build a huge request. */
+  recipients: 1000,
+  contacts: 100,
+};
+
+export interface MessageInput {
+  /** The registered business number. */
+  from: unknown;
+  /** Recipient(s); when absent, `body.to` is used. */
+  to?: unknown;
+  /** A string (the text of a text message) or the message body object of spec 2.1. */
+  body: unknown;
+  /** Delivery-status callback URL; when absent, `body.callback` is used. */
+  callback?: unknown;
+  /** Media for image, document and audio: a Buffer, a readable stream or a local file path. */
+  file?: unknown;
+  filename?: unknown;
+}
+
+export interface SentMessage {
+  id: string;
+  mobile: string;
+  [field: string]: unknown;
+}
+
+interface Media {
+  part: FilePart;
+  /** Set for files we opened, so they are closed whatever happens. */
+  opened?: Readable;
+}
+
+/** Spec 2.1: validates the input into the form fields and file part of the request. */
+export async function buildMessage(input: MessageInput): Promise<{ params: Record<string, string>; media?: Media }> {
+  const from = v.phone('from', v.text('from', input.from, { required: true })!);
+  const body = messageBody(input);
+  const type = body.type as MessageType;
+  const media = type === 'image' || type === 'document' || type === 'audio' ? await openMedia(type, input) : undefined;
+  if (!media && !v.isEmpty(input.file)) throw new InputError('file', `is only sent with image, document or audio messages, not ${type}`);
+  return { params: { method: 'wa', from, body: JSON.stringify(body) }, media };
+}
+
+function messageBody(input: MessageInput): Record<string, unknown> {
+  const given = typeof input.body === 'string' ? { type: 'text', text: { message: input.body } } : v.plainObject('payload', input.body);
+  checkDeep('payload', given, 0);
+  const body: Record<string, unknown> = { ...given };
+
+  const rawType = v.text('type', body.type, { required: true });
+  // The spec's parameter table writes `contact` where the body uses `contacts`: accept both, send `contacts`.
+  const type = v.oneOf('type', rawType === 'contact' ? 'contacts' : rawType, MESSAGE_TYPES)!;
+  body.type = type;
+
+  const many = type === 'contacts' || type === 'location';
+  const to = recipients(v.isEmpty(input.to) ? body.to : input.to);
+  body.to = many || to.length > 1 ? to : to[0];
+
+  const callback = v.url('callback', v.isEmpty(input.callback) ? body.callback : input.callback);
+  if (callback) body.callback = callback;
+  else delete body.callback;
+
+  if (body.preview_url !== undefined) {
+    if (type !== 'text') throw new InputError('preview_url', `applies only to text messages, not ${type}`);
+    body.preview_url = v.bool('preview_url', body.preview_url);
+  }
+  if (body.ttl !== undefined) throw new InputError('ttl', 'belongs in template.ttl, and only template messages have one');
+  if (type !== 'template' && body.template !== undefined) {
+    throw new InputError('template', `is only for template messages (ttl included), not ${type}`);
+  }
+
+  switch (type) {
+    case 'text':
+      body.text = textPart(body.text);
+      break;
+    case 'template':
+      body.template = templatePart(body.template);
+      break;
+    case 'image':
+    case 'document':
+      body[type] = captionPart(type, body[type]);
+      break;
+    case 'audio':
+      body.audio = body.audio === undefined ? {} : v.plainObject('audio', body.audio);
+      break;
+    case 'contacts':
+      body.contacts = contactsPart(body.contacts);
+      break;
+    case 'location':
+      body.location = locationPart(body.location);
+      break;
+  }
+  return body;
+}
+
+function recipients(value: unknown): string[] {
+  const list = v.list('to', value, /[\s,;]+/, LIMITS.recipients, v.phone);
+  if (!list) throw new InputError('to', "is required: give the node's To setting, msg.to or payload.to");
+  return list;
+}
+
+function textPart(value: unknown): Record<string, unknown> {
+  const part = typeof value === 'string' ? { message: value } : v.plainObject('text', value ?? {});
+  const message = v.text('text.message', part.message, { required: true, max: LIMITS.textLength, trim: false });
+  return { ...part, message };
+}
+
+function templatePart(value: unknown): Record<string, unknown> {
+  if (v.isEmpty(value)) throw new InputError('template.template_name', 'is missing', 'E603');
+  const t = { ...v.plainObject('template', value) };
+  const name = v.text('template.template_name', t.template_name, { max: 512 });
+  if (!name) throw new InputError('template.template_name', 'is missing', 'E603');
+  t.template_name = name;
+  if (t.namespace !== undefined) t.namespace = v.text('template.namespace', t.namespace, { max: 256 });
+  if (t.policy !== undefined) t.policy = v.oneOf('template.policy', t.policy, ['deterministic', 'fallback'] as const);
+  if (t.lang_code !== undefined) {
+    const lang = v.text('template.lang_code', t.lang_code, { max: 16 });
+    if (lang && !/^[a-z]{2,3}([_-][A-Za-z]{2,4})?$/.test(lang)) {
+      throw new InputError('template.lang_code', `must be a language or locale code such as en or en_US, not "${lang}"`);
+    }
+    t.lang_code = lang;
+  }
+  if (t.params !== undefined) {
+    if (!Array.isArray(t.params)) throw new InputError('template.params', `must be an array of strings, not ${v.describe(t.params)}`);
+    if (t.params.length > 100) throw new InputError('template.params', `has ${t.params.length} entries; at most 100 are allowed`);
+    t.params = t.params.map((p, i) => v.text(`template.params[${i}]`, p, { max: LIMITS.textLength, trim: false }) ?? '');
+  }
+  if (t.ttl !== undefined) t.ttl = String(v.integer('template.ttl', t.ttl, LIMITS.ttlMin, LIMITS.ttlMax));
+  return t;
+}
+
+function captionPart(type: 'image' | 'document', value: unknown): Record<string, unknown> {
+  if (value === undefined) return {};
+  const part = { ...v.plainObject(type, value) };
+  if (part.caption !== undefined) part.caption = v.text(`${type}.caption`, part.caption, { max: 1024, trim: false });
+  return part;
+}
+
+function locationPart(value: unknown): Record<string, unknown> {
+  const loc = { ...v.plainObject('location', value ?? {}) };
+  if (v.isEmpty(loc.latitude)) throw new InputError('location.latitude', 'is missing', 'E616');
+  if (v.isEmpty(loc.longitude)) throw new InputError('location.longitude', 'is missing', 'E617');
+  loc.latitude = v.decimal('location.latitude', loc.latitude, -90, 90);
+  loc.longitude = v.decimal('location.longitude', loc.longitude, -180, 180);
+  if (loc.name !== undefined) loc.name = v.text('location.name', loc.name, { max: 1000 });
+  if (loc.address !== undefined) loc.address = v.text('location.address', loc.address, { max: 1000 });
+  return loc;
+}
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+function contactsPart(value: unknown): Record<string, unknown>[] {
+  if (!Array.isArray(value) || value.length === 0) throw new InputError('contacts', 'must be a non-empty array of contact objects');
+  if (value.length > LIMITS.contacts) throw new InputError('contacts', `has ${value.length} entries; at most ${LIMITS.contacts} are allowed`);
+  return value.map((c, i) => {
+    const f = `contacts[${i}]`;
+    const contact = v.plainObject(f, c);
+    if (contact.birthday !== undefined) {
+      const b = v.text(`${f}.birthday`, contact.birthday);
+      if (b && !/^\d{4}-\d{2}-\d{2}$/.test(b)) throw new InputError(`${f}.birthday`, `must be YYYY-MM-DD, not "${b}"`);
+    }
+    each(contact.emails, `${f}.emails`, (e, ef) => {
+      const email = v.text(`${ef}.email`, e.email);
+      if (email && !EMAIL.test(email)) throw new InputError(`${ef}.email`, `is not an e-mail address: "${email.slice(0, 60)}"`);
+      v.oneOf(`${ef}.type`, e.type, ['HOME', 'WORK'] as const);
+    });
+    each(contact.phones, `${f}.phones`, (p, pf) => {
+      v.text(`${pf}.phone`, p.phone, { max: 40 });
+      v.oneOf(`${pf}.type`, p.type, ['CELL', 'MAIN', 'IPHONE', 'HOME', 'WORK'] as const);
+      const waId = v.text(`${pf}.wa_id`, p.wa_id);
+      if (waId && !/^\d{1,20}$/.test(waId)) throw new InputError(`${pf}.wa_id`, `must be digits, not "${waId.slice(0, 40)}"`);
+    });
+    each(contact.addresses, `${f}.addresses`, (a, af) => {
+      const cc = v.text(`${af}.country_code`, a.country_code);
+      if (cc && !/^[A-Za-z]{2}$/.test(cc)) throw new InputError(`${af}.country_code`, `must be a two-letter country code, not "${cc}"`);
+    });
+    for (const key of ['name', 'org'] as const) if (contact[key] !== undefined) v.plainObject(`${f}.${key}`, contact[key]);
+    for (const key of ['ims', 'urls'] as const) {
+      if (contact[key] !== undefined && !Array.isArray(contact[key])) throw new InputError(`${f}.${key}`, 'must be an array');
+    }
+    return contact;
+  });
+}
+
+function each(value: unknown, field: string, check: (item: Record<string, unknown>, f: string) => void): void {
+  if (value === undefined) return;
+  if (!Array.isArray(value)) throw new InputError(field, `must be an array, not ${v.describe(value)}`);
+  value.forEach((item, i) => check(v.plainObject(`${field}[${i}]`, item), `${field}[${i}]`));
+}
+
+/** Rejects keys that could pollute a prototype anywhere in the body, and absurd nesting. */
+function checkDeep(field: string, value: unknown, depth: number): void {
+  if (depth > 16) throw new InputError(field, 'is nested too deeply');
+  if (Array.isArray(value)) value.forEach((item, i) => checkDeep(`${field}[${i}]`, item, depth + 1));
+  else if (isRecord(value)) {
+    v.checkKeys(field, value);
+    for (const [k, item] of Object.entries(value)) checkDeep(`${field}.${k}`, item, depth + 1);
+  } else if (typeof value === 'number' && !Number.isFinite(value)) {
+    throw new InputError(field, `must be a finite number, not ${value}`);
+  }
+}
+
+// Spec 4.1 rules 2 and 4: the file travels with the request, at most 64 MB, in a format of spec 2.1.
+async function openMedia(type: 'image' | 'document' | 'audio', input: MessageInput): Promise<Media> {
+  const file = input.file;
+  if (v.isEmpty(file)) throw new InputError('file', `is required for ${type} messages (msg.file: a Buffer, a stream or a file path)`);
+  let filename = v.text('filename', input.filename, { max: 255 });
+  let media: Media;
+  if (typeof file === 'string') {
+    const stat = await fs.stat(file).catch((err: NodeJS.ErrnoException) => {
+      throw new InputError('file', `cannot read "${basename(file)}" (${err.code ?? err.message})`);
+    });
+    if (!stat.isFile()) throw new InputError('file', `"${basename(file)}" is not a file`);
+    checkSize(stat.size);
+    filename ??= basename(file);
+    checkFormat(type, filename);
+    const stream = createReadStream(file);
+    media = { part: { field: 'file', value: stream, filename, knownLength: stat.size }, opened: stream };
+  } else if (Buffer.isBuffer(file)) {
+    checkSize(file.length);
+    if (!filename) throw new InputError('filename', 'is required when msg.file is a Buffer (it gives the format)');
+    checkFormat(type, filename);
+    media = { part: { field: 'file', value: file, filename } };
+  } else if (file instanceof Readable) {
+    const path = (file as Readable & { path?: unknown }).path;
+    filename ??= typeof path === 'string' ? basename(path) : undefined;
+    if (!filename) throw new InputError('filename', 'is required when msg.file is a stream (it gives the format)');
+    checkFormat(type, filename);
+    // The size of a stream is known only as it flows: stop it at the limit.
+    media = { part: { field: 'file', value: file.pipe(sizeLimit()), filename }, opened: file };
+  } else {
+    throw new InputError('file', `must be a Buffer, a readable stream or a file path, not ${v.describe(file)}`);
+  }
+  return media;
+}
+
+function checkSize(bytes: number): void {
+  if (bytes > LIMITS.fileBytes) throw new InputError('file', `is ${bytes} bytes; at most 64 MB (${LIMITS.fileBytes} bytes) can be sent`, 'E504');
+}
+
+function checkFormat(type: keyof typeof MEDIA_FORMATS, filename: string): void {
+  const ext = extname(filename).slice(1).toLowerCase();
+  if (!MEDIA_FORMATS[type].includes(ext)) {
+    throw new InputError('filename', `"${filename}" is not a supported ${type} format (${MEDIA_FORMATS[type].join(', ')})`);
+  }
+}
+
+function sizeLimit(): Transform {
+  let seen = 0;
+  return new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      seen += chunk.length;
+      if (seen > LIMITS.fileBytes) done(new InputError('file', `is over 64 MB (${LIMITS.fileBytes} bytes)`, 'E504'));
+      else done(null, chunk);
+    },
+  });
+}
+
+/** Spec 2.2: the submission response's data, one entry per recipient, unknown fields kept. */
+export function normaliseSubmission(envelope: Envelope): SentMessage[] {
+  let data = envelope.data;
+  // XML wraps the entries in one repeated element (<data><entry>…</entry></data>).
+  if (isRecord(data)) {
+    const keys = Object.keys(data);
+    if (keys.length === 1 && (isRecord(data[keys[0]!]) || Array.isArray(data[keys[0]!])) && !('id' in data)) data = data[keys[0]!];
+  }
+  return asList(data).map((entry) => ({ ...entry, id: String(entry.id ?? ''), mobile: String(entry.mobile ?? '') }));
+}
+
+/** Spec 4.1: sends one message (to one or several recipients). */
+export async function sendMessage(ctx: CallContext, input: MessageInput): Promise<Result<SentMessage[]>> {
+  const { params, media } = await buildMessage(input);
+  try {
+    const envelope = await ctx.transport.call(
+      {
+        baseUrl: ctx.baseUrl,
+        path: '/api/v4/',
+        method: 'POST',
+        params: { ...params, format: ctx.format === 'xml' ? 'xml' : 'json' },
+        files: media ? [media.part] : undefined,
+        apiKey: ctx.apiKey,
+        signal: ctx.signal,
+      },
+      'OK',
+    );
+    return { payload: normaliseSubmission(envelope), envelope };
+  } finally {
+    media?.opened?.destroy();
+  }
+}

@@ -1,0 +1,197 @@
+// The one place that talks HTTP: an undici keep-alive pool per base URL origin, timeouts, the api_key
+// parameter (added here and nowhere else, and redacted from every error text), bounded response reading,
+// and the mapping of every failure to a TransportError with a stable code.
+import { PassThrough, type Readable } from 'node:stream';
+import { Pool } from 'undici';
+import FormData from 'form-data';
+import { Codes, KaleyraError, TransportError } from './errors';
+import { checkStatus, toEnvelope, type Envelope } from './decode';
+
+export interface TransportOptions {
+  /** Milliseconds to establish a connection. */
+  connectTimeout?: number;
+  /** Milliseconds for the whole exchange, upload included. */
+  timeout?: number;
+  /** Keep-alive connections per base URL. */
+  connections?: number;
+  /** Largest response body read, in bytes. */
+  maxResponseBytes?: number;
+}
+
+export interface ServiceRequest {
+  baseUrl: string;
+  /** Path below the base URL, e.g. `/api/v4/`. */
+  path: string;
+  method: 'GET' | 'POST';
+  /** Query parameters (GET) or form fields (POST, sent as multipart); undefined values are left out. */
+  params: Record<string, string | undefined>;
+  /** File parts of a POST, after the fields. */
+  files?: FilePart[];
+  apiKey: string;
+  signal?: AbortSignal;
+}
+
+export interface FilePart {
+  field: string;
+  value: Buffer | Readable;
+  filename: string;
+  /** Byte size when known, so the request carries a Content-Length. */
+  knownLength?: number;
+}
+
+const DEFAULTS: Required<TransportOptions> = {
+  connectTimeout: 10_000,
+  timeout: 30_000,
+  connections: 16,
+  maxResponseBytes: 4 * 1024 * 1024,
+};
+
+// Failures where the connection never came up: the request cannot have reached the service.
+const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+
+export class Transport {
+  private readonly opts: Required<TransportOptions>;
+  private readonly pools = new Map<string, Pool>();
+  private closed = false;
+
+  constructor(options: TransportOptions = {}) {
+    this.opts = { ...DEFAULTS, ...stripUndefined(options) };
+  }
+
+  private pool(origin: string): Pool {
+    let pool = this.pools.get(origin);
+    if (!pool) {
+      pool = new Pool(origin, {
+        connections: this.opts.connections,
+        connect: { timeout: this.opts.connectTimeout },
+        headersTimeout: this.opts.timeout,
+        bodyTimeout: this.opts.timeout,
+        keepAliveTimeout: 4_000,
+      });
+      this.pools.set(origin, pool);
+    }
+    return pool;
+  }
+
+  /** Sends one request and returns the decoded envelope, after checking its status. */
+  async call(req: ServiceRequest, success: 'OK' | '200'): Promise<Envelope> {
+    const body = await this.send(req);
+    try {
+      return checkStatus(toEnvelope(body), success);
+    } catch (err) {
+      throw redactError(err, req.apiKey);
+    }
+  }
+
+  /** Sends one request and returns the response text of a 2xx answer. */
+  async send(req: ServiceRequest): Promise<string> {
+    const base = parseBase(req.baseUrl);
+    const where = `${req.method} ${base.origin}${base.prefix}${req.path}`;
+    if (this.closed) throw new TransportError(Codes.CLOSED, `${where}: the connection pool is closed`, { notSent: true });
+
+    let path = base.prefix + req.path;
+    let body: Readable | undefined;
+    let headers: Record<string, string> | undefined;
+    if (req.method === 'POST') {
+      const form = new FormData();
+      for (const [k, v] of Object.entries(req.params)) if (v !== undefined) form.append(k, v);
+      form.append('api_key', req.apiKey);
+      for (const f of req.files ?? []) form.append(f.field, f.value, { filename: f.filename, knownLength: f.knownLength });
+      headers = form.getHeaders() as Record<string, string>;
+      if (form.hasKnownLength()) headers['content-length'] = String(form.getLengthSync());
+      // form-data is an old-style stream; undici wants a Readable. Errors of the parts travel along.
+      const pass = new PassThrough();
+      form.on('error', (err: Error) => pass.destroy(err));
+      body = form.pipe(pass);
+    } else {
+      const query = new URLSearchParams();
+      for (const [k, v] of Object.entries(req.params)) if (v !== undefined) query.append(k, v);
+      query.append('api_key', req.apiKey);
+      path += (path.includes('?') ? '&' : '?') + query.toString();
+    }
+
+    const timeout = AbortSignal.timeout(this.opts.timeout);
+    const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
+    try {
+      const res = await this.pool(base.origin).request({ method: req.method, path, headers, body, signal });
+      const text = await readBounded(res.body, this.opts.maxResponseBytes, where);
+      if (res.statusCode < 200 || res.statusCode > 299) {
+        const retryAfter = parseRetryAfter(res.headers['retry-after']);
+        throw new TransportError(Codes.HTTP_STATUS, `${where}: the service answered HTTP ${res.statusCode}`, {
+          statusCode: res.statusCode,
+          retryAfter,
+        });
+      }
+      return text;
+    } catch (err) {
+      body?.destroy();
+      throw redactError(toTransportError(err, where, signal, timeout), req.apiKey);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const pools = [...this.pools.values()];
+    this.pools.clear();
+    await Promise.all(pools.map((p) => p.close().catch(() => p.destroy())));
+  }
+}
+
+function stripUndefined<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+function parseBase(baseUrl: string): { origin: string; prefix: string } {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw new TransportError(Codes.INVALID_INPUT, `base URL "${baseUrl}" is not a URL`, { notSent: true });
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new TransportError(Codes.INVALID_INPUT, `base URL must be http or https, not ${url.protocol}`, { notSent: true });
+  }
+  return { origin: url.origin, prefix: url.pathname.replace(/\/+$/, '') };
+}
+
+async function readBounded(body: AsyncIterable<Buffer> & { destroy(): void }, max: number, where: string): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > max) {
+      body.destroy();
+      throw new TransportError(Codes.BAD_RESPONSE, `${where}: the answer is larger than ${max} bytes`);
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, size).toString('utf8');
+}
+
+function parseRetryAfter(header: string | string[] | undefined): number | undefined {
+  const value = Array.isArray(header) ? header[0] : header;
+  if (!value) return undefined;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim());
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - Date.now()) / 1000));
+}
+
+function toTransportError(err: unknown, where: string, signal: AbortSignal, timeout: AbortSignal): KaleyraError {
+  if (err instanceof KaleyraError) return err;
+  const e = err as { code?: string; name?: string; message?: string; cause?: { code?: string } };
+  const code = e.code ?? e.cause?.code ?? '';
+  if (timeout.aborted || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
+    return new TransportError(Codes.TIMEOUT, `${where}: no answer in time (${code || 'timeout'})`, { notSent: NOT_SENT.has(code) });
+  }
+  if (signal.aborted) return new TransportError(Codes.CLOSED, `${where}: cancelled`);
+  return new TransportError(Codes.NETWORK, `${where}: ${code ? `${code} ` : ''}${e.message ?? String(err)}`, { notSent: NOT_SENT.has(code) });
+}
+
+/** Removes the key from an error's text, wherever it came from. */
+export function redactError<T>(err: T, apiKey: string): T {
+  if (err instanceof Error && apiKey && err.message.includes(apiKey)) {
+    err.message = err.message.split(apiKey).join('***');
+    if (err.stack) err.stack = err.stack.split(apiKey).join('***');
+  }
+  return err;
+}

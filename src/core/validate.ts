@@ -1,0 +1,140 @@
+// Small checks shared by the interfaces. Each throws an InputError naming the field, so a bad input is
+// refused with a clear reason before anything is sent.
+import { InputError } from './errors';
+
+/** Keys that would reach an object's prototype if copied. */
+const POISON = new Set(['__proto__', 'constructor', 'prototype']);
+
+export function isEmpty(value: unknown): boolean {
+  return value === undefined || value === null || value === '';
+}
+
+export function checkKeys(field: string, value: Record<string, unknown>): void {
+  for (const key of Object.keys(value)) {
+    if (POISON.has(key)) throw new InputError(`${field}.${key}`, 'is not an allowed key');
+  }
+}
+
+export function plainObject(field: string, value: unknown): Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value) || Buffer.isBuffer(value)) {
+    throw new InputError(field, `must be an object, not ${describe(value)}`);
+  }
+  checkKeys(field, value as Record<string, unknown>);
+  return value as Record<string, unknown>;
+}
+
+/** A string (numbers are accepted and turned into strings), trimmed, within a length. */
+export function text(field: string, value: unknown, opts: { max?: number; required?: boolean; trim?: boolean } = {}): string | undefined {
+  if (isEmpty(value)) {
+    if (opts.required) throw new InputError(field, 'is required');
+    return undefined;
+  }
+  if (typeof value === 'number' && Number.isFinite(value)) value = String(value);
+  if (typeof value !== 'string') throw new InputError(field, `must be a string, not ${describe(value)}`);
+  const s = opts.trim === false ? value : value.trim();
+  if (opts.required && !s) throw new InputError(field, 'is required');
+  if (opts.max !== undefined && charCount(s) > opts.max) {
+    throw new InputError(field, `is ${charCount(s)} characters long; at most ${opts.max} are allowed`);
+  }
+  return s || undefined;
+}
+
+/** Counts characters as a person does (code points), not UTF-16 units. */
+export function charCount(s: string): number {
+  let n = 0;
+  for (const _ of s) n++;
+  return n;
+}
+
+/** A whole number within a range; numeric strings are accepted. */
+export function integer(field: string, value: unknown, min: number, max: number): number | undefined {
+  if (isEmpty(value)) return undefined;
+  const n = typeof value === 'string' && /^\s*-?\d+\s*$/.test(value) ? Number(value) : value;
+  if (typeof n !== 'number' || !Number.isInteger(n)) throw new InputError(field, `must be a whole number, not ${describe(value)}`);
+  if (n < min || n > max) throw new InputError(field, `must be between ${min} and ${max}, not ${n}`);
+  return n;
+}
+
+/** A decimal number within a range; numeric strings are accepted. */
+export function decimal(field: string, value: unknown, min: number, max: number): number {
+  const n = typeof value === 'string' && /^\s*[-+]?(\d+\.?\d*|\.\d+)\s*$/.test(value) ? Number(value) : value;
+  if (typeof n !== 'number' || !Number.isFinite(n)) throw new InputError(field, `must be a number, not ${describe(value)}`);
+  if (n < min || n > max) throw new InputError(field, `must be between ${min} and ${max}, not ${n}`);
+  return n;
+}
+
+/** A boolean; the strings "true"/"false" are accepted. */
+export function bool(field: string, value: unknown): boolean | undefined {
+  if (isEmpty(value)) return undefined;
+  if (value === true || value === 'true') return true;
+  if (value === false || value === 'false') return false;
+  throw new InputError(field, `must be true or false, not ${describe(value)}`);
+}
+
+export function oneOf<T extends string>(field: string, value: unknown, allowed: readonly T[]): T | undefined {
+  if (isEmpty(value)) return undefined;
+  if (typeof value !== 'string' || !(allowed as readonly string[]).includes(value)) {
+    throw new InputError(field, `must be one of ${allowed.join(', ')}, not ${describe(value)}`);
+  }
+  return value as T;
+}
+
+/** An http(s) URL. */
+export function url(field: string, value: unknown): string | undefined {
+  const s = text(field, value, { max: 2048 });
+  if (s === undefined) return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(s);
+  } catch {
+    throw new InputError(field, `must be an http(s) URL, not "${s.slice(0, 80)}"`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw new InputError(field, `must be an http(s) URL, not ${parsed.protocol}`);
+  }
+  return s;
+}
+
+/**
+ * A list given as an array, a separated string, or a single value (numbers accepted, sent as strings).
+ * Each item is checked by `item`; the list must not be empty nor longer than `max`.
+ */
+export function list(field: string, value: unknown, separator: RegExp, max: number, item: (f: string, v: string) => string): string[] | undefined {
+  if (isEmpty(value)) return undefined;
+  let items: unknown[];
+  if (Array.isArray(value)) items = value;
+  else if (typeof value === 'string') items = value.split(separator);
+  else if (typeof value === 'number') items = [value];
+  else throw new InputError(field, `must be a string or an array, not ${describe(value)}`);
+  if (items.length === 0) throw new InputError(field, 'must not be an empty list');
+  if (items.length > max) throw new InputError(field, `has ${items.length} entries; at most ${max} are allowed`);
+  return items.map((v, i) => {
+    const f = items.length > 1 || Array.isArray(value) ? `${field}[${i}]` : field;
+    if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) v = String(v);
+    if (typeof v !== 'string') throw new InputError(f, `must be a number string, not ${describe(v)}`);
+    return item(f, v.trim());
+  });
+}
+
+/** A phone number with country code: digits with an optional leading `+` (spec 2.1). */
+export function phone(field: string, value: string): string {
+  if (!/^\+?\d{6,15}$/.test(value)) {
+    throw new InputError(field, `must be a phone number with country code (digits, optional leading +), not "${value.slice(0, 40)}"`);
+  }
+  return value;
+}
+
+/** A 10-digit number (click-to-call legs and caller id, spec 4.4). */
+export function tenDigits(field: string, value: string): string {
+  if (!/^\d{10}$/.test(value)) throw new InputError(field, `must be a 10-digit number, not "${value.slice(0, 40)}"`);
+  return value;
+}
+
+export function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (Buffer.isBuffer(value)) return 'a Buffer';
+  if (typeof value === 'number') return String(value);
+  if (typeof value === 'string') return `"${value.length > 40 ? `${value.slice(0, 40)}…` : value}"`;
+  return typeof value === 'object' ? 'an object' : typeof value;
+}

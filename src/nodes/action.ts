@@ -1,0 +1,114 @@
+// What the four action nodes share: TypedInput settings ("the node setting wins, the message fills what
+// is empty"), the status while requesting and after, and the single place where a message ends:
+// either send(msg) + done() or done(err) with err.code, exactly once, whatever fails.
+import type { KaleyraClient } from '../core/client';
+import type { Result } from '../core/context';
+import { Codes, InputError, TransportError } from '../core/errors';
+import type { Node, NodeMessage, RED } from './red';
+
+/** What the config node offers its users. */
+export interface AccountNode {
+  /** The account's client; rejects with an InputError saying what is missing (e.g. the key). */
+  getClient(): Promise<KaleyraClient>;
+}
+
+export interface ActionSpec<T> {
+  /** Settings edited as TypedInputs: `config[name]` with its type in `config[name + 'Type']`. */
+  settings: readonly string[];
+  /** Turns the settings (undefined where neither node nor message gave one) and the msg into a call. */
+  run(client: KaleyraClient, settings: Record<string, unknown>, msg: NodeMessage, signal: AbortSignal, config: Record<string, unknown>): Promise<Result<T>>;
+  /** Short status text after a success. */
+  summary(payload: T): string;
+}
+
+/** Longest wait on close for requests in flight before they are cancelled. */
+const CLOSE_GRACE_MS = 5_000;
+
+export function registerAction<T>(RED: RED, type: string, spec: ActionSpec<T>): void {
+  function ActionNode(this: Node, config: Record<string, unknown>) {
+    RED.nodes.createNode(this, config);
+    const node = this;
+    const account = RED.nodes.getNode(String(config.account ?? '')) as AccountNode | null;
+    // Settings left empty as a plain string are not evaluated at all: the message fills them.
+    const set = spec.settings
+      .map((name) => ({ name, value: String(config[name] ?? ''), type: String(config[`${name}Type`] || 'str') }))
+      .filter((s) => s.value !== '' || !['str', 'num', 'json'].includes(s.type));
+    const inFlight = new Set<AbortController>();
+    let closing = false;
+    let onIdle: (() => void) | undefined;
+    let lastStatus: Parameters<Node['status']>[0] = {};
+
+    const showStatus = () => {
+      node.status(inFlight.size > 0 ? { fill: 'blue', shape: 'dot', text: `requesting (${inFlight.size})` } : lastStatus);
+    };
+
+    node.on('input', (msg, send, done) => {
+      const controller = new AbortController();
+      inFlight.add(controller);
+      showStatus();
+      handle(msg, controller.signal)
+        .then(
+          (result) => {
+            msg.payload = result.payload;
+            msg.kaleyra = result.envelope;
+            lastStatus = { fill: 'green', shape: 'dot', text: spec.summary(result.payload) };
+            send(msg);
+            return undefined;
+          },
+          (err: Error & { code?: string }) => {
+            lastStatus = { fill: 'red', shape: 'ring', text: err.code ?? 'error' };
+            return err;
+          },
+        )
+        .then((err) => {
+          inFlight.delete(controller);
+          showStatus();
+          done(err);
+          if (inFlight.size === 0) onIdle?.();
+        });
+    });
+
+    async function handle(msg: NodeMessage, signal: AbortSignal): Promise<Result<T>> {
+      if (closing) throw new TransportError(Codes.CLOSED, 'the node is closing; the message was not sent', { notSent: true });
+      if (!account) throw new InputError('account', 'no kaleyra-config node is selected');
+      const client = await account.getClient();
+      const settings: Record<string, unknown> = {};
+      for (const s of set) settings[s.name] = await evaluate(RED, node, s, msg);
+      return spec.run(client, settings, msg, signal, config);
+    }
+
+    // Requests in flight may finish within the grace time; the rest are cancelled and fail with CLOSED.
+    node.on('close', (_removed, done) => {
+      closing = true;
+      const finish = () => {
+        clearTimeout(timer);
+        node.status({});
+        done();
+      };
+      const timer = setTimeout(() => inFlight.forEach((c) => c.abort()), CLOSE_GRACE_MS);
+      if (inFlight.size === 0) finish();
+      else onIdle = finish;
+    });
+  }
+  RED.nodes.registerType(type, ActionNode);
+}
+
+function evaluate(RED: RED, node: Node, s: { name: string; value: string; type: string }, msg: NodeMessage): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    RED.util.evaluateNodeProperty(s.value, s.type, node, msg, (err, result) => {
+      if (err) reject(new InputError(s.name, `could not be evaluated as ${s.type}: ${err.message}`));
+      else resolve(result === '' ? undefined : result);
+    });
+  });
+}
+
+/** The message's own value for a setting the node left empty. */
+export function orMsg(setting: unknown, fromMsg: unknown): unknown {
+  return setting === undefined || setting === null || setting === '' ? fromMsg : setting;
+}
+
+/** msg.payload when it is a plain object, else an empty one. */
+export function payloadObject(msg: NodeMessage): Record<string, unknown> {
+  const p = msg.payload;
+  return typeof p === 'object' && p !== null && !Array.isArray(p) && !Buffer.isBuffer(p) ? (p as Record<string, unknown>) : {};
+}

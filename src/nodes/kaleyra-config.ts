@@ -1,0 +1,51 @@
+// kaleyra-config: one account (base URLs, key, timeouts). It owns the client and so the undici pools
+// that every node using the account shares; with `simulator` on it uses the built-in simulator.
+import { KaleyraClient } from '../core/client';
+import { InputError } from '../core/errors';
+import type { AccountNode } from './action';
+import type { Node, RED } from './red';
+
+const DEFAULT_URLS = {
+  messagingUrl: 'https://global.kaleyra.com',
+  vmnUrl: '',
+  obdUrl: 'https://obd.kaleyra.com',
+  voiceUrl: 'https://api-voice.kaleyra.com',
+};
+
+function number(value: unknown, fallback: number, min: number, max: number): number {
+  const n = Number(value);
+  return value === '' || value === undefined || !Number.isFinite(n) ? fallback : Math.min(max, Math.max(min, n));
+}
+
+export = function register(RED: RED) {
+  function KaleyraConfigNode(this: Node & AccountNode, config: Record<string, unknown>) {
+    RED.nodes.createNode(this, config);
+    const transport = {
+      timeout: number(config.timeout, 30, 1, 600) * 1000,
+      connections: number(config.concurrency, 8, 1, 256),
+    };
+    let client: Promise<KaleyraClient>;
+    if (config.simulator) {
+      client = simulatorClient(transport);
+    } else {
+      const apiKey = this.credentials?.apiKey;
+      const str = (name: keyof typeof DEFAULT_URLS) => String(config[name] ?? '').trim() || DEFAULT_URLS[name];
+      client = apiKey
+        ? Promise.resolve(new KaleyraClient({ apiKey, messagingUrl: str('messagingUrl'), vmnUrl: str('vmnUrl'), obdUrl: str('obdUrl'), voiceUrl: str('voiceUrl'), ...transport }))
+        : Promise.reject(new InputError('apiKey', 'the kaleyra-config node has no api key (or turn on its simulator)'));
+    }
+    client.catch(() => undefined); // reported per message, not as an unhandled rejection
+    this.getClient = () => client;
+
+    this.on('close', (_removed, done) => {
+      client.then((c) => c.close()).then(done, done);
+    });
+  }
+
+  RED.nodes.registerType('kaleyra-config', KaleyraConfigNode, { credentials: { apiKey: { type: 'password' } } });
+};
+
+// Filled in with the simulator (issue 4): until then simulator mode says so instead of failing silently.
+function simulatorClient(_transport: object): Promise<KaleyraClient> {
+  return Promise.reject(new InputError('simulator', 'the built-in simulator is not available yet'));
+}
