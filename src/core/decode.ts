@@ -52,12 +52,14 @@ function fromXml(text: string): unknown {
 // `key=value` lines (or one `&`-joined line), dotted keys for nesting (data.id, data.0.status).
 function fromText(text: string): unknown {
   const pairs: Array<[string, string]> = [];
-  const lines = text.includes('\n') ? text.split(/\r?\n/) : text.split('&');
+  // Only a one-line `key=value&...` answer is URL-encoded; a `key: value` line keeps its `%`, `+` and `&`.
+  const query = !text.includes('\n') && /^[A-Za-z0-9_.]+=/.test(text);
+  const lines = query ? text.split('&') : text.split(/\r?\n/);
   for (const line of lines) {
     if (!line.trim()) continue;
     const m = /^\s*([A-Za-z0-9_.]+)\s*(?::|=)\s?(.*)$/.exec(line);
     if (!m) throw new SyntaxError('plain-text answer is not key/value lines');
-    const value = text.includes('\n') ? m[2]!.trim() : decodeURIComponent(m[2]!.replace(/\+/g, ' '));
+    const value = query ? decodeURIComponent(m[2]!.replace(/\+/g, ' ')) : m[2]!.trim();
     pairs.push([m[1]!, value]);
   }
   const out: Record<string, unknown> = {};
@@ -108,8 +110,18 @@ export function toEnvelope(body: string): Envelope {
   if (typeof status !== 'string' && typeof status !== 'number') {
     throw new TransportError(Codes.BAD_RESPONSE, `the service's answer has no status: "${snippet(body)}"`);
   }
-  const message = env.message;
-  return { ...env, status: String(status).trim(), message: message == null ? '' : String(message) };
+  return { ...env, status: String(status).trim(), message: messageText(env.message) };
+}
+
+// String() of a decoded object can throw (a `toString` key that is not a function): objects are shown as JSON.
+function messageText(message: unknown): string {
+  if (message == null) return '';
+  if (typeof message !== 'object') return String(message);
+  try {
+    return JSON.stringify(message);
+  } catch {
+    return '';
+  }
 }
 
 /** Throws the service's error when the envelope's status is not the interface's success status. */

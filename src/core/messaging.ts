@@ -149,7 +149,11 @@ function templatePart(value: unknown): Record<string, unknown> {
     if (t.params.length > 100) throw new InputError('template.params', `has ${t.params.length} entries; at most 100 are allowed`);
     t.params = t.params.map((p, i) => v.text(`template.params[${i}]`, p, { max: LIMITS.textLength, trim: false }) ?? '');
   }
-  if (t.ttl !== undefined) t.ttl = String(v.integer('template.ttl', t.ttl, LIMITS.ttlMin, LIMITS.ttlMax));
+  if (t.ttl !== undefined) {
+    const ttl = v.integer('template.ttl', t.ttl, LIMITS.ttlMin, LIMITS.ttlMax);
+    if (ttl === undefined) delete t.ttl; // an empty ttl is no ttl, not the text "undefined"
+    else t.ttl = String(ttl);
+  }
   return t;
 }
 
@@ -293,7 +297,15 @@ export function normaliseSubmission(envelope: Envelope): SentMessage[] {
 
 /** Spec 4.1: sends one message (to one or several recipients). */
 export async function sendMessage(ctx: CallContext, input: MessageInput): Promise<Result<SentMessage[]>> {
-  const { params, media } = await buildMessage(input);
+  let built: Awaited<ReturnType<typeof buildMessage>>;
+  try {
+    built = await buildMessage(input);
+  } catch (err) {
+    // A refused message still owns the caller's stream: close it, as after a send.
+    if (input.file instanceof Readable) input.file.destroy();
+    throw err;
+  }
+  const { params, media } = built;
   try {
     const envelope = await ctx.transport.call(
       {

@@ -77,7 +77,8 @@ export class Transport {
   async call(req: ServiceRequest, success: 'OK' | '200'): Promise<Envelope> {
     const body = await this.send(req);
     try {
-      return checkStatus(toEnvelope(body), success);
+      // A service that echoes the key (in an error text, say) must not put it on a msg.
+      return checkStatus(redactDeep(toEnvelope(body), req.apiKey), success);
     } catch (err) {
       throw redactError(err, req.apiKey);
     }
@@ -185,6 +186,17 @@ function toTransportError(err: unknown, where: string, signal: AbortSignal, time
   }
   if (signal.aborted) return new TransportError(Codes.CLOSED, `${where}: cancelled`);
   return new TransportError(Codes.NETWORK, `${where}: ${code ? `${code} ` : ''}${e.message ?? String(err)}`, { notSent: NOT_SENT.has(code) });
+}
+
+/** Removes the key from every string inside a decoded answer. */
+function redactDeep<T>(value: T, apiKey: string): T {
+  if (!apiKey) return value;
+  if (typeof value === 'string') return (value.includes(apiKey) ? value.split(apiKey).join('***') : value) as T;
+  if (Array.isArray(value)) return value.map((v) => redactDeep(v, apiKey)) as T;
+  if (typeof value === 'object' && value !== null) {
+    for (const [k, v] of Object.entries(value)) (value as Record<string, unknown>)[k] = redactDeep(v, apiKey);
+  }
+  return value;
 }
 
 /** Removes the key from an error's text, wherever it came from. */

@@ -1,0 +1,124 @@
+// Interface C, spec 4.3 (check outbound call status) and 2.4 (call status record), with 7 (errors).
+// Validates the call id before anything is sent, GETs `{obd_url}/api/v1/`, and turns whatever shape
+// `data` comes back in (index-keyed, a list, one record, XML `voice` elements) into an array of records.
+import { InputError } from './errors';
+import { asList, isRecord, type Envelope } from './decode';
+import type { CallContext, Result } from './context';
+import * as v from './validate';
+
+// ---- Spec 4.3: parameters ----
+
+/** The request example uses `voice.status`; the parameter table gives `voice.groupStatus`. Both are allowed. */
+export const CALL_STATUS_METHODS = ['voice.status', 'voice.groupStatus'] as const;
+export type CallStatusMethod = (typeof CALL_STATUS_METHODS)[number];
+
+/** What a user gives: a call id, or `{ id, mobile }`. */
+export type CallStatusInput = string | number | { id: string | number; mobile?: string | number };
+
+export const CALL_STATUS_LIMITS = {
+  /** Not in the spec: a bound for the call id. */
+  idLength: 100,
+};
+
+/**
+ * Spec 4.3: validates the input into the query of the request (without `format` and `api_key`).
+ * `id` is "numeric with symbols": letters are allowed too (ids seen elsewhere are alphanumeric), as are
+ * `. _ : + -`; no whitespace. `mobile` is "numeric". Other keys of an object input are ignored.
+ */
+export function callStatusParams(input: unknown, method: unknown = 'voice.status'): Record<string, string | undefined> {
+  const m = v.isEmpty(method) ? 'voice.status' : v.oneOf('method', method, CALL_STATUS_METHODS)!;
+  const given: Record<string, unknown> =
+    typeof input === 'object' && input !== null && !Array.isArray(input) && !Buffer.isBuffer(input)
+      ? v.plainObject('input', input)
+      : { id: input };
+  return { method: m, id: callId(given.id), mobile: mobile(given.mobile) };
+}
+
+function callId(value: unknown): string {
+  if (typeof value === 'number' && !(Number.isSafeInteger(value) && value >= 0)) {
+    throw new InputError('id', `must be a call id (a string, or a whole number), not ${v.describe(value)}`);
+  }
+  if (!v.isEmpty(value) && typeof value !== 'string' && typeof value !== 'number') {
+    throw new InputError('id', `must be a call id string, or an object { id, mobile }, not ${v.describe(value)}`);
+  }
+  const id = v.text('id', value, { required: true, max: CALL_STATUS_LIMITS.idLength })!;
+  if (/\s/.test(id)) throw new InputError('id', `must not contain whitespace: "${id.slice(0, 40)}"`);
+  if (!/^[0-9A-Za-z._:+-]+$/.test(id)) {
+    throw new InputError('id', `must contain only letters, digits and . _ : + -, not "${id.slice(0, 40)}"`);
+  }
+  return id;
+}
+
+function mobile(value: unknown): string | undefined {
+  const m = v.text('mobile', value);
+  if (m !== undefined && !/^\d{6,15}$/.test(m)) {
+    throw new InputError('mobile', `must be a phone number of 6 to 15 digits (numeric, no +), not "${m.slice(0, 40)}"`);
+  }
+  return m;
+}
+
+/** Spec 4.3 `format`: the default is plain text, so one is always sent unless plain text is wanted. */
+function formatParam(format: CallContext['format']): string | undefined {
+  if (format === 'text') return undefined;
+  return format === 'xml' ? 'XML' : format === 'php' ? 'PHP' : 'JSON';
+}
+
+// ---- Spec 2.4: the call status record ----
+
+export const CALL_STATUS_FIELDS = ['id', 'mobile', 'status', 'senttime'] as const;
+
+/**
+ * One call. Every spec field is a string ('' when missing); `status` is passed through whatever it is
+ * (the set of values is open, spec 3); other fields are kept.
+ */
+export type CallStatusRecord = { [K in (typeof CALL_STATUS_FIELDS)[number]]: string } & { [field: string]: unknown };
+
+/**
+ * Spec 2.4: the records of `data`: keyed by index ("0", "1": JSON, PHP serialize, and the plain-text
+ * form's `data.0.id` lines), a list, one record (`data.id`), or XML `voice` elements (`data.voice`, an
+ * object for one element, an array for several). Empty or absent data: no records.
+ */
+export function normaliseCallStatus(envelope: Envelope): CallStatusRecord[] {
+  const data = envelope.data;
+  const rows = isRecord(data) && 'voice' in data && !('id' in data) ? data.voice : data;
+  return asList(rows)
+    .flatMap((row) => (isRecord(row.voice) || Array.isArray(row.voice) ? asList(row.voice) : [row]))
+    .filter((row) => Object.keys(row).length > 0)
+    .map(record);
+}
+
+function record(raw: Record<string, unknown>): CallStatusRecord {
+  const out: Record<string, unknown> = {};
+  for (const f of CALL_STATUS_FIELDS) out[f] = fieldText(raw[f]);
+  for (const [k, val] of Object.entries(raw)) if (!(k in out) && k !== '__proto__') out[k] = val;
+  return out as CallStatusRecord;
+}
+
+function fieldText(value: unknown): string {
+  if (value == null) return '';
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return JSON.stringify(value);
+}
+
+// ---- Spec 4.3: the request ----
+
+/**
+ * Checks the status of an outbound call (spec 4.3): success is status "200"; an unknown id or mobile is
+ * the service's A416 (spec 7), surfacing as a ServiceError. The payload is the list of records.
+ */
+export async function callStatus(ctx: CallContext, input: unknown, method?: unknown): Promise<Result<CallStatusRecord[]>> {
+  const { method: m, ...rest } = callStatusParams(input, method);
+  const envelope = await ctx.transport.call(
+    {
+      baseUrl: ctx.baseUrl,
+      path: '/api/v1/',
+      method: 'GET',
+      params: { method: m, format: formatParam(ctx.format), ...rest },
+      apiKey: ctx.apiKey,
+      signal: ctx.signal,
+    },
+    '200',
+  );
+  return { payload: normaliseCallStatus(envelope), envelope };
+}

@@ -1,0 +1,136 @@
+// Incoming callbacks, spec 6.1 (messaging delivery status), 6.2 (click-to-call) and 6.3 (VMN trigger),
+// parsed into typed events. A request that is neither is refused with an InputError (answered 400).
+import { InputError } from './errors';
+import { CALLBACK_VARIABLES } from './click-to-call';
+
+export type Params = Record<string, string>;
+
+/** Spec 6.1. Extra query parameters of the callback URL are kept beside the fields. */
+export interface DeliveryEvent {
+  event: 'delivery';
+  status: string;
+  mobile: string;
+  /** Unix time in seconds, as the service sent it. */
+  timestamp: number;
+  /** The same instant as an ISO 8601 string. */
+  time: string;
+  [extra: string]: unknown;
+}
+
+/** Spec 6.2: every variable; times and durations as numbers, null when the service left them empty. */
+export interface CallEvent {
+  event: 'call';
+  caller: string;
+  receiver: string;
+  status: string;
+  status1: string;
+  status2: string;
+  callerid: string;
+  recordpath: string;
+  starttime: number | null;
+  endtime: number | null;
+  duration: number | null;
+  billsec: number | null;
+  /** starttime / endtime as ISO 8601 strings, null when absent. */
+  startTime: string | null;
+  endTime: string | null;
+  [extra: string]: unknown;
+}
+
+/** Spec 6.3. */
+export interface VmnMessage {
+  from: string;
+  message: string;
+  /** The `ts` parameter: a number when it is an epoch time, else the string as sent. */
+  ts: number | string;
+  /** `ts` as an ISO 8601 string when it could be read as a time, else null. */
+  time: string | null;
+  [extra: string]: unknown;
+}
+
+const NUMERIC_CALL_FIELDS = ['starttime', 'endtime', 'duration', 'billsec'] as const;
+const CALL_ONLY = ['caller', 'receiver', 'status1', 'status2', 'starttime', 'endtime', 'duration', 'billsec', 'recordpath', 'callerid'];
+/** Parameters of ours in the callback URL, never part of the event. */
+const OURS = new Set(['token']);
+
+/** A `{variable}` the service did not replace counts as empty. */
+function value(params: Params, name: string): string {
+  const v = (params[name] ?? '').trim();
+  return /^\{\w+\}$/.test(v) ? '' : v;
+}
+
+function epoch(field: string, raw: string, required: boolean): number | null {
+  if (raw === '') {
+    if (required) throw new InputError(field, 'is missing');
+    return null;
+  }
+  if (!/^\d{1,13}(\.\d+)?$/.test(raw)) throw new InputError(field, `must be a number, not "${raw.slice(0, 40)}"`);
+  return Number(raw);
+}
+
+/** Epoch seconds (or milliseconds, when that large) as ISO 8601. */
+export function isoTime(t: number | null): string | null {
+  if (t === null) return null;
+  const ms = t > 1e11 ? t : t * 1000;
+  const d = new Date(ms);
+  return Number.isNaN(d.getTime()) ? null : d.toISOString();
+}
+
+function extras(params: Params, known: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(params)) {
+    if (!known.includes(k) && !OURS.has(k) && k !== '__proto__') out[k] = v;
+  }
+  return out;
+}
+
+/** Spec 6.1 or 6.2, told apart by their parameters. */
+export function parseCallback(params: Params): DeliveryEvent | CallEvent {
+  if (CALL_ONLY.some((k) => params[k] !== undefined)) return parseCallEvent(params);
+  if (params.status !== undefined || params.mobile !== undefined) return parseDeliveryEvent(params);
+  throw new InputError('query', 'is neither a delivery-status callback (status, mobile, timestamp) nor a call callback (caller, receiver, status...)');
+}
+
+export function parseDeliveryEvent(params: Params): DeliveryEvent {
+  const status = value(params, 'status');
+  const mobile = value(params, 'mobile');
+  if (!status) throw new InputError('status', 'is missing');
+  if (!mobile) throw new InputError('mobile', 'is missing');
+  const timestamp = epoch('timestamp', value(params, 'timestamp'), true)!;
+  return { ...extras(params, ['status', 'mobile', 'timestamp']), event: 'delivery', status, mobile, timestamp, time: isoTime(timestamp)! };
+}
+
+export function parseCallEvent(params: Params): CallEvent {
+  const nums = Object.fromEntries(NUMERIC_CALL_FIELDS.map((k) => [k, epoch(k, value(params, k), false)])) as Record<(typeof NUMERIC_CALL_FIELDS)[number], number | null>;
+  return {
+    ...extras(params, CALLBACK_VARIABLES),
+    event: 'call',
+    caller: value(params, 'caller'),
+    receiver: value(params, 'receiver'),
+    status: value(params, 'status'),
+    status1: value(params, 'status1'),
+    status2: value(params, 'status2'),
+    callerid: value(params, 'callerid'),
+    recordpath: value(params, 'recordpath'),
+    ...nums,
+    startTime: isoTime(nums.starttime),
+    endTime: isoTime(nums.endtime),
+  };
+}
+
+export function parseVmnMessage(params: Params): VmnMessage {
+  const from = value(params, 'from');
+  if (!from) throw new InputError('from', 'is missing');
+  const message = params.message ?? '';
+  const rawTs = value(params, 'ts');
+  let ts: number | string = rawTs;
+  let time: string | null = null;
+  if (/^\d{9,13}$/.test(rawTs)) {
+    ts = Number(rawTs);
+    time = isoTime(ts);
+  } else if (rawTs) {
+    const parsed = Date.parse(rawTs.includes('T') ? rawTs : rawTs.replace(' ', 'T'));
+    time = Number.isNaN(parsed) ? null : new Date(parsed).toISOString();
+  }
+  return { ...extras(params, ['from', 'message', 'ts']), from, message, ts, time };
+}

@@ -1,0 +1,165 @@
+// Interface B, spec 4.2 (read VMN inbox) and 2.3 (inbox record), with 7 (errors) and 8 (limits).
+// Validates the filters before anything is sent, GETs `{vmn_url}/v1/?method=inbox`, and turns whatever
+// shape `data.rows.inbox` comes back in into an array of records with every spec field.
+import { InputError } from './errors';
+import { asList, isRecord, type Envelope } from './decode';
+import type { CallContext, Result } from './context';
+import * as v from './validate';
+
+// ---- Spec 4.2: parameters ----
+
+/** The filters of spec 4.2, as a user gives them. */
+export interface InboxQuery {
+  /** Results from this date: a string in any format (sent as given), a Date, or an epoch number. */
+  fromdate?: string | number | Date;
+  /** Results up to this date: as `fromdate`. */
+  todate?: string | number | Date;
+  /** The VMN number. */
+  number?: string | number;
+  keyword?: string;
+  /** The sender's number. */
+  mobile?: string | number;
+  /** Results per request, 1 to 1000; the service's default (spec 8) is 50. */
+  limit?: number | string;
+  /** Page to fetch, from 1. */
+  page?: number | string;
+}
+
+export const INBOX_LIMITS = {
+  /** Not in the spec: a bound for a free-form date string. */
+  dateLength: 64,
+  /** Not in the spec: one SMS worth of keyword. */
+  keywordLength: 160,
+  /** Not in the spec (its default is 50): a bound so one request cannot ask for everything. */
+  limitMax: 1000,
+  /** Not in the spec: a bound for the page number. */
+  pageMax: 1_000_000,
+};
+
+/**
+ * Spec 4.2: validates the filters into the query of the request (without `format` and `api_key`).
+ * Absent filters are left out, so the service's defaults apply (limit 50). Keys the spec does not name
+ * are ignored. `undefined`/`null` mean "no filters".
+ */
+export function inboxParams(q: unknown): Record<string, string | undefined> {
+  const query = v.isEmpty(q) ? {} : v.plainObject('query', q);
+  const from = dateParam('fromdate', query.fromdate);
+  const to = dateParam('todate', query.todate);
+  if (from?.time !== undefined && to?.time !== undefined && from.time > to.time) {
+    throw new InputError('todate', `(${to.text}) is before fromdate (${from.text})`);
+  }
+  const number = v.text('number', query.number);
+  if (number !== undefined && !/^\+?\d{3,15}$/.test(number)) {
+    throw new InputError('number', `must be a VMN number (3 to 15 digits, optional leading +), not "${number.slice(0, 40)}"`);
+  }
+  const mobile = v.text('mobile', query.mobile);
+  return {
+    method: 'inbox',
+    fromdate: from?.text,
+    todate: to?.text,
+    number,
+    keyword: v.text('keyword', query.keyword, { max: INBOX_LIMITS.keywordLength }),
+    mobile: mobile === undefined ? undefined : v.phone('mobile', mobile),
+    limit: str(v.integer('limit', query.limit, 1, INBOX_LIMITS.limitMax)),
+    page: str(v.integer('page', query.page, 1, INBOX_LIMITS.pageMax)),
+  };
+}
+
+/**
+ * "Any date format" (spec 4.2): a string is sent as given. A Date, or an epoch number (seconds, or
+ * milliseconds when above 1e11, i.e. after 1973 in ms), is sent as `YYYY-MM-DD HH:mm:ss` read from its
+ * UTC fields, so the result does not depend on the time zone of the machine running Node-RED.
+ */
+function dateParam(field: string, value: unknown): { text: string; time?: number } | undefined {
+  if (v.isEmpty(value)) return undefined;
+  if (typeof value === 'string') {
+    const text = v.text(field, value, { max: INBOX_LIMITS.dateLength });
+    return text === undefined ? undefined : { text };
+  }
+  let time: number;
+  if (value instanceof Date) {
+    time = value.getTime();
+    if (Number.isNaN(time)) throw new InputError(field, 'is an invalid Date');
+  } else if (typeof value === 'number') {
+    if (!Number.isSafeInteger(value) || value < 0) {
+      throw new InputError(field, `must be a date string, a Date or an epoch time (whole seconds or milliseconds), not ${v.describe(value)}`);
+    }
+    time = value > 1e11 ? value : value * 1000;
+    if (time > 8.64e15) throw new InputError(field, `is out of the range of dates: ${value}`);
+  } else {
+    throw new InputError(field, `must be a date string, a Date or an epoch time, not ${v.describe(value)}`);
+  }
+  return { text: utcDateTime(new Date(time)), time };
+}
+
+function utcDateTime(d: Date): string {
+  const p = (n: number, w = 2) => String(n).padStart(w, '0');
+  return `${p(d.getUTCFullYear(), 4)}-${p(d.getUTCMonth() + 1)}-${p(d.getUTCDate())} ${p(d.getUTCHours())}:${p(d.getUTCMinutes())}:${p(d.getUTCSeconds())}`;
+}
+
+function str(n: number | undefined): string | undefined {
+  return n === undefined ? undefined : String(n);
+}
+
+/** Spec 4.2 `format`: JSON, PHP or XML. The inbox has no plain-text form, so 'text' asks for JSON. */
+function formatParam(format: CallContext['format']): string {
+  return format === 'xml' ? 'XML' : format === 'php' ? 'PHP' : 'JSON';
+}
+
+// ---- Spec 2.3: the inbox record ----
+
+export const INBOX_FIELDS = ['recipient', 'keyword', 'sender', 'message', 'operator', 'circle', 'response', 'received_time'] as const;
+
+/** One incoming SMS. Every spec field is a string ('' when the service left it out); other fields are kept. */
+export type InboxRecord = { [K in (typeof INBOX_FIELDS)[number]]: string } & { [field: string]: unknown };
+
+/**
+ * Spec 2.3: the records of `data.rows.inbox`. The shape for several messages is not shown, so any of
+ * these is read: one record object, an array, an object keyed by index ("0", "1", ...: JSON of a PHP
+ * array, and PHP serialize), repeated `<inbox>` elements of XML (one element decodes as an object),
+ * and `rows` itself being a list of `{ inbox: record }` or of records. Empty or absent rows: no records.
+ */
+export function normaliseInbox(envelope: Envelope): InboxRecord[] {
+  const data = envelope.data;
+  if (!isRecord(data)) return [];
+  const rows = data.rows;
+  if (isRecord(rows) && 'inbox' in rows) return asList(rows.inbox).filter((r) => Object.keys(r).length > 0).map(record);
+  return asList(rows).flatMap((row) => ('inbox' in row ? asList(row.inbox) : [row])).filter(looksLikeRecord).map(record);
+}
+
+function looksLikeRecord(row: Record<string, unknown>): boolean {
+  return INBOX_FIELDS.some((f) => f in row);
+}
+
+function record(raw: Record<string, unknown>): InboxRecord {
+  const out: Record<string, unknown> = {};
+  for (const f of INBOX_FIELDS) out[f] = fieldText(raw[f]);
+  for (const [k, val] of Object.entries(raw)) if (!(k in out) && k !== '__proto__') out[k] = val;
+  return out as InboxRecord;
+}
+
+function fieldText(value: unknown): string {
+  if (value == null) return '';
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return JSON.stringify(value);
+}
+
+// ---- Spec 4.2: the request ----
+
+/** Reads the VMN inbox (spec 4.2): success is status "200" (spec 7); the payload is the list of records. */
+export async function readInbox(ctx: CallContext, q: unknown): Promise<Result<InboxRecord[]>> {
+  const { method, ...filters } = inboxParams(q);
+  const envelope = await ctx.transport.call(
+    {
+      baseUrl: ctx.baseUrl,
+      path: '/v1/',
+      method: 'GET',
+      params: { method, format: formatParam(ctx.format), ...filters },
+      apiKey: ctx.apiKey,
+      signal: ctx.signal,
+    },
+    '200',
+  );
+  return { payload: normaliseInbox(envelope), envelope };
+}
