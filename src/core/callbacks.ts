@@ -51,7 +51,7 @@ export interface VmnMessage {
 const NUMERIC_CALL_FIELDS = ['starttime', 'endtime', 'duration', 'billsec'] as const;
 const CALL_ONLY = ['caller', 'receiver', 'status1', 'status2', 'starttime', 'endtime', 'duration', 'billsec', 'recordpath', 'callerid'];
 /** Parameters of ours in the callback URL, never part of the event. */
-const OURS = new Set(['token']);
+const OURS = new Set(['token', 'kref']);
 
 /** A `{variable}` the service did not replace counts as empty. */
 function value(params: Params, name: string): string {

@@ -10,15 +10,37 @@ import type { Node, NodeMessage, RED } from './red';
 export interface AccountNode {
   /** The account's client; rejects with an InputError saying what is missing (e.g. the key). */
   getClient(): Promise<KaleyraClient>;
+  /** The public base URL the service calls back on; throws an InputError when there is none. */
+  publicBase(): string;
+}
+
+export interface RunContext {
+  client: KaleyraClient;
+  account: AccountNode;
+  /** Evaluated settings; undefined where the node left them empty. */
+  settings: Record<string, unknown>;
+  msg: NodeMessage;
+  signal: AbortSignal;
+  config: Record<string, unknown>;
 }
 
 export interface ActionSpec<T> {
   /** Settings edited as TypedInputs: `config[name]` with its type in `config[name + 'Type']`. */
   settings: readonly string[];
-  /** Turns the settings (undefined where neither node nor message gave one) and the msg into a call. */
-  run(client: KaleyraClient, settings: Record<string, unknown>, msg: NodeMessage, signal: AbortSignal, config: Record<string, unknown>): Promise<Result<T>>;
+  /** Turns the settings and the msg into a call. */
+  run(ctx: RunContext): Promise<Result<T>>;
   /** Short status text after a success. */
   summary(payload: T): string;
+  /** Extra behaviour at start (inbox polling); runs after the input handler is in place. */
+  setup?(api: SetupApi): void;
+}
+
+export interface SetupApi {
+  node: Node;
+  account: AccountNode | null;
+  config: Record<string, unknown>;
+  /** The node's settings evaluated against a message (an empty one for a timer). */
+  evaluate(msg: NodeMessage): Promise<Record<string, unknown>>;
 }
 
 /** Longest wait on close for requests in flight before they are cancelled. */
@@ -72,9 +94,13 @@ export function registerAction<T>(RED: RED, type: string, spec: ActionSpec<T>): 
       if (closing) throw new TransportError(Codes.CLOSED, 'the node is closing; the message was not sent', { notSent: true });
       if (!account) throw new InputError('account', 'no kaleyra-config node is selected');
       const client = await account.getClient();
+      return spec.run({ client, account, settings: await evaluateAll(msg), msg, signal, config });
+    }
+
+    async function evaluateAll(msg: NodeMessage): Promise<Record<string, unknown>> {
       const settings: Record<string, unknown> = {};
       for (const s of set) settings[s.name] = await evaluate(RED, node, s, msg);
-      return spec.run(client, settings, msg, signal, config);
+      return settings;
     }
 
     // Requests in flight may finish within the grace time; the rest are cancelled and fail with CLOSED.
@@ -89,6 +115,8 @@ export function registerAction<T>(RED: RED, type: string, spec: ActionSpec<T>): 
       if (inFlight.size === 0) finish();
       else onIdle = finish;
     });
+
+    spec.setup?.({ node, account, config, evaluate: evaluateAll });
   }
   RED.nodes.registerType(type, ActionNode);
 }

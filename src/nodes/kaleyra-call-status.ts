@@ -6,7 +6,7 @@ import type { RED } from './red';
 export = function register(RED: RED) {
   registerAction(RED, 'kaleyra-call-status', {
     settings: ['callId', 'mobile'],
-    run: (client, s, msg, signal, config) => {
+    run: ({ client, settings: s, msg, signal, config }) => {
       const given = payloadObject(msg);
       const bare = typeof msg.payload === 'string' || typeof msg.payload === 'number' ? msg.payload : given.id;
       const method = config.method ? String(config.method) : undefined;

@@ -1,26 +1,34 @@
 // kaleyra-click2call: starts a click-to-call bridge call (interface D); parameters from the node, else
 // from the same keys of msg.payload.
 import { orMsg, payloadObject, registerAction } from './action';
+import { openReport } from './report';
 import type { RED } from './red';
 
 export = function register(RED: RED) {
   registerAction(RED, 'kaleyra-click2call', {
     settings: ['caller', 'receiver', 'callerId', 'retry', 'delay', 'custom', 'meta', 'callback'],
-    run: (client, s, msg, signal) => {
+    async run({ client, account, settings: s, msg, signal, config }) {
       const p = payloadObject(msg);
-      return client.startClickToCall(
-        {
-          caller: orMsg(s.caller, p.caller),
-          receiver: orMsg(s.receiver, p.receiver),
-          caller_id: orMsg(s.callerId, p.caller_id ?? p.callerId),
-          retry: orMsg(s.retry, p.retry),
-          delay: orMsg(s.delay, p.delay),
-          custom: orMsg(s.custom, p.custom),
-          meta: orMsg(s.meta, p.meta),
-          callback: orMsg(s.callback, p.callback),
-        },
-        signal,
-      );
+      const custom = orMsg(s.custom, p.custom);
+      const report = await openReport(RED, config.reportTo, account, 'call', msg.ref, custom);
+      const input = {
+        caller: orMsg(s.caller, p.caller),
+        receiver: orMsg(s.receiver, p.receiver),
+        caller_id: orMsg(s.callerId, p.caller_id ?? p.callerId),
+        retry: orMsg(s.retry, p.retry),
+        delay: orMsg(s.delay, p.delay),
+        custom,
+        meta: orMsg(s.meta, p.meta),
+        callback: report?.url ?? orMsg(s.callback, p.callback),
+      };
+      try {
+        const result = await client.startClickToCall(input, signal);
+        await report?.sent({ call: result.payload.id });
+        return result;
+      } catch (err) {
+        await report?.failed();
+        throw err;
+      }
     },
     summary: (call) => `call ${call.id}`,
   });

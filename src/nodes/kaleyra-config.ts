@@ -37,6 +37,14 @@ export = function register(RED: RED) {
     client.catch(() => undefined); // reported per message, not as an unhandled rejection
     this.getClient = () => client;
 
+    const publicUrl = String(config.publicUrl ?? '').trim().replace(/\/+$/, '');
+    this.publicBase = () => {
+      if (publicUrl) return publicUrl;
+      // The in-process simulator reaches this Node-RED on loopback.
+      if (config.simulator) return `${RED.settings.https ? 'https' : 'http'}://127.0.0.1:${Number(RED.settings.uiPort) || 1880}`;
+      throw new InputError('publicUrl', 'is not set in the kaleyra-config node; the service needs it to call back');
+    };
+
     this.on('close', (_removed, done) => {
       client.then((c) => c.close()).then(done, done);
     });

@@ -1,0 +1,161 @@
+// What the two listener nodes share: a GET and POST route on Node-RED's own HTTP server (so
+// httpNodeRoot, TLS, httpNodeAuth and httpNodeMiddleware apply, as for the core http-in node), the
+// token check, a small body limit, and the route removed again on close (no duplicates on redeploy).
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { KaleyraError } from '../core/errors';
+import type { Params } from '../core/callbacks';
+import type { Node, NodeMessage, RED } from './red';
+
+/** Callbacks are a few short parameters; anything larger is not one. */
+export const BODY_LIMIT = 16 * 1024;
+
+type Req = IncomingMessage & { body?: unknown; originalUrl?: string };
+type Next = (err?: unknown) => void;
+type Handler = (req: Req, res: ServerResponse, next: Next) => void;
+
+interface HttpApp {
+  get(path: string, ...handlers: Handler[]): void;
+  post(path: string, ...handlers: Handler[]): void;
+  _router?: { stack: Array<{ route?: { stack: Array<{ handle: unknown }> } }> };
+  router?: { stack: Array<{ route?: { stack: Array<{ handle: unknown }> } }> };
+}
+
+export interface ListenerNode extends Node {
+  /** The route's path below httpNodeRoot, e.g. /kaleyra/callback. */
+  path: string;
+  /** Path and query of a callback URL below the public base URL (httpNodeRoot included). */
+  localUrl(extra?: Record<string, string>): string;
+}
+
+/** Normalises the node's path: one leading slash, no trailing one. */
+export function routePath(path: unknown): string {
+  const p = String(path ?? '').trim();
+  return ('/' + p.replace(/^\/+/, '')).replace(/\/+$/, '') || '/';
+}
+
+function sameToken(given: string, expected: string): boolean {
+  // Compare digests, so the comparison takes the same time whatever the lengths.
+  const a = createHash('sha256').update(given).digest();
+  const b = createHash('sha256').update(expected).digest();
+  return timingSafeEqual(a, b);
+}
+
+function answer(res: ServerResponse, status: number, text: string): void {
+  if (res.headersSent) return;
+  res.statusCode = status;
+  res.setHeader('content-type', 'text/plain; charset=utf-8');
+  res.end(text);
+}
+
+/** Reads a POST body up to BODY_LIMIT; an already parsed body (httpNodeMiddleware) is used as is. */
+async function readParams(req: Req): Promise<Params | 'too-large' | 'malformed'> {
+  const params: Params = {};
+  const query = new URL(req.originalUrl ?? req.url ?? '/', 'http://localhost').searchParams;
+  for (const [k, v] of query) params[k] = v;
+  if (req.method !== 'POST') return params;
+
+  let body: unknown = req.body;
+  if (body === undefined || Buffer.isBuffer(body)) {
+    if (Number(req.headers['content-length'] ?? 0) > BODY_LIMIT) return 'too-large';
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of req as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > BODY_LIMIT) return 'too-large';
+      chunks.push(chunk);
+    }
+    const text = Buffer.concat(chunks).toString('utf8').trim();
+    const type = String(req.headers['content-type'] ?? '');
+    if (!text) body = {};
+    else if (type.includes('json') || text.startsWith('{')) {
+      try {
+        body = JSON.parse(text);
+      } catch {
+        return 'malformed';
+      }
+    } else body = Object.fromEntries(new URLSearchParams(text));
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return 'malformed';
+  for (const [k, v] of Object.entries(body)) {
+    if (k === '__proto__') continue;
+    if (v !== null && typeof v === 'object') return 'malformed';
+    params[k] = v == null ? '' : String(v);
+  }
+  return params;
+}
+
+/**
+ * Installs the listener's routes. `accept` parses the parameters at once (throwing a KaleyraError for
+ * a bad request, answered 400 with a warning) and returns a promise of the msg to emit, which may still
+ * be correlating when the request is answered.
+ */
+export function listen(RED: RED, node: ListenerNode, config: Record<string, unknown>, accept: (params: Params) => Promise<object | undefined>): void {
+  const app = (RED as unknown as { httpNode?: HttpApp }).httpNode;
+  node.path = routePath(config.path);
+  const root = String(RED.settings.httpNodeRoot ?? '/').replace(/\/+$/, '');
+  const token = node.credentials?.token ?? '';
+
+  node.localUrl = (extra = {}) => {
+    const query = new URLSearchParams(token ? { token, ...extra } : extra).toString();
+    return `${root}${node.path}${query ? `?${query}` : ''}`;
+  };
+
+  if (!app || RED.settings.httpNodeRoot === false) {
+    node.warn('Node-RED serves no HTTP nodes (httpNodeRoot is false): this listener cannot receive anything');
+    return;
+  }
+  if (!token) node.warn('no token is set: any request to this path is accepted');
+
+  const handler: Handler = (req, res) => {
+    void (async () => {
+      const params = await readParams(req);
+      if (params === 'too-large') return answer(res, 413, 'Payload Too Large');
+      if (params === 'malformed') {
+        node.warn(`malformed request to ${node.path}: the body must be a flat JSON object or a form`);
+        return answer(res, 400, 'Bad Request');
+      }
+      if (token && !sameToken(params.token ?? '', token)) return answer(res, 403, 'Forbidden');
+      let emit: Promise<object | undefined>;
+      try {
+        emit = accept(params);
+      } catch (err) {
+        node.warn(`bad request to ${node.path}: ${(err as Error).message}`);
+        return answer(res, 400, 'Bad Request');
+      }
+      answer(res, 200, 'OK');
+      emit.then(
+        (msg) => msg && node.send(msg as NodeMessage),
+        (err: Error) => {
+          if (err instanceof KaleyraError) node.warn(`bad request to ${node.path}: ${err.message}`);
+          else node.error(err);
+        },
+      );
+    })().catch((err: Error) => {
+      node.error(err);
+      answer(res, 500, 'Internal Server Error');
+    });
+  };
+
+  const middleware = RED.settings.httpNodeMiddleware;
+  const chain: Handler[] = typeof middleware === 'function' ? [middleware as Handler] : Array.isArray(middleware) ? (middleware as Handler[]) : [];
+  const cors = RED.settings.httpNodeCors as { origin?: unknown } | undefined;
+  if (cors) {
+    chain.push((_req, res, next) => {
+      res.setHeader('access-control-allow-origin', typeof cors.origin === 'string' ? cors.origin : '*');
+      next();
+    });
+  }
+  app.get(node.path, ...chain, handler);
+  app.post(node.path, ...chain, handler);
+
+  node.on('close', (_removed, done) => {
+    const router = app._router ?? app.router;
+    if (router) {
+      for (let i = router.stack.length - 1; i >= 0; i--) {
+        if (router.stack[i]!.route?.stack.some((layer) => layer.handle === handler)) router.stack.splice(i, 1);
+      }
+    }
+    done();
+  });
+}
