@@ -6,6 +6,7 @@ const net = require('node:net');
 const path = require('node:path');
 const { createHash } = require('node:crypto');
 const { spawn } = require('node:child_process');
+const { PassThrough } = require('node:stream');
 const { request } = require('undici');
 const FormData = require('form-data');
 const { XMLParser } = require('fast-xml-parser');
@@ -24,12 +25,16 @@ async function getJson(base, suffix, params) {
   assert.equal(res.statusCode, 200);
   return JSON.parse(res.text);
 }
-/** Multipart POST built with form-data, as the client sends it. */
+/**
+ * Multipart POST built with form-data, as the client sends it. Piped through a PassThrough: handed to
+ * undici directly, form-data's legacy stream leaves 'drain'/'error' listeners on the keep-alive socket.
+ */
 async function postForm(url, fields, file) {
   const form = new FormData();
   for (const [k, v] of Object.entries(fields)) form.append(k, typeof v === 'string' ? v : JSON.stringify(v));
   if (file) form.append('file', file.data, { filename: file.filename });
-  const res = await request(url, { method: 'POST', body: form, headers: { ...form.getHeaders(), 'content-length': String(form.getLengthSync()) } });
+  const headers = { ...form.getHeaders(), 'content-length': String(form.getLengthSync()) }; // before piping consumes the parts
+  const res = await request(url, { method: 'POST', body: form.pipe(new PassThrough()), headers });
   return { statusCode: res.statusCode, text: await res.body.text() };
 }
 /** A small server standing in for the flow's callback endpoints; records every hit's raw URL. */
@@ -234,6 +239,11 @@ describe('simulator', function () {
         assert.equal(res.status, 'E400', JSON.stringify(fields));
         assert.match(res.message, pattern);
       }
+    });
+
+    it('E400 for a multipart body that cannot be parsed', async () => {
+      const res = await request(`${A()}?api_key=${KEY}&method=wa`, { method: 'POST', headers: { 'content-type': 'multipart/form-data; boundary=xyz' }, body: 'garbage' });
+      assert.deepEqual(await res.body.json(), { status: 'E400', message: 'the multipart body could not be parsed' });
     });
 
     it('E603 for a template without template name; accepts a complete template', async () => {
@@ -632,8 +642,9 @@ describe('simulator', function () {
           second: { caller: '9876543211-9876543216' },
         };
         for (const [tag, params] of Object.entries(calls)) assert.equal((await DJ({ ...params, callback: template(rcv.url, tag) })).status, '200');
-        await rcv.until(8 + 3); // end callbacks, plus answer callbacks of the calls whose first leg answers
+        await rcv.until(8 + 4); // 8 end callbacks, plus the answer callbacks of the 4 calls whose first leg answers
         await sleep(300);
+        assert.equal(rcv.hits.length, 12);
         const endOf = (tag) => rcv.hits.filter((h) => h.query.tag === tag).at(-1).query;
         const countOf = (tag) => rcv.hits.filter((h) => h.query.tag === tag).length;
         const outcome = (tag) => [endOf(tag).status, endOf(tag).status1, endOf(tag).status2];

@@ -1,0 +1,51 @@
+import { Agent, request } from 'undici';
+import type { CallbackAttempt } from './types';
+
+const CALLBACK_TIMEOUT_MS = 10_000;
+
+/**
+ * Sends the simulator's callbacks (GET, as service-facts says) and owns their timers and sockets, so
+ * stop() can cancel everything still pending. Failures are recorded, never retried: none is documented.
+ */
+export class CallbackSender {
+  private readonly agent = new Agent({ keepAliveTimeout: 1_000, headersTimeout: CALLBACK_TIMEOUT_MS, bodyTimeout: CALLBACK_TIMEOUT_MS });
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private closed = false;
+
+  constructor(private readonly onAttempt: (attempt: CallbackAttempt) => void) {}
+
+  /** Runs `fn` after `ms` unless the simulator stops first. */
+  after(ms: number, fn: () => void): void {
+    if (this.closed) return;
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      fn();
+    }, ms);
+    this.timers.add(timer);
+  }
+
+  sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => this.after(ms, resolve));
+  }
+
+  async get(kind: CallbackAttempt['kind'], url: string): Promise<CallbackAttempt> {
+    const attempt: CallbackAttempt = { kind, url, at: Date.now() };
+    if (this.closed) return attempt;
+    try {
+      const res = await request(url, { method: 'GET', dispatcher: this.agent });
+      await res.body.dump();
+      attempt.statusCode = res.statusCode;
+    } catch (err) {
+      attempt.error = err instanceof Error ? err.message : String(err);
+    }
+    if (!this.closed) this.onAttempt(attempt);
+    return attempt;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+    await this.agent.destroy();
+  }
+}

@@ -1,0 +1,19 @@
+/** The built-in simulator of the service (DESIGN.md, "The simulator"); no Node-RED import below here. */
+export { DEMO_KEY, Simulator } from './server';
+export { DEFAULT_VMN } from './inbox';
+export { DEFAULT_CALLER_ID } from './click2call';
+export type {
+  CallbackAttempt,
+  CallInput,
+  CallRecord,
+  Endpoint,
+  FaultSettings,
+  FileInfo,
+  InboxRecord,
+  KeyState,
+  ReceivedRequest,
+  SentMessage,
+  SimulatorOptions,
+  SimulatorUrls,
+  SmsInput,
+} from './types';
