@@ -3,7 +3,11 @@
 import { KaleyraClient } from '../core/client';
 import { InputError } from '../core/errors';
 import type { AccountNode } from './action';
+import { localBase } from './listener';
 import type { Node, RED } from './red';
+import { acquireSimulator, releaseSimulator } from './shared-simulator';
+import { DEMO_KEY } from '../simulator';
+import { installSimulatorRoutes } from './simulator-routes';
 
 const DEFAULT_URLS = {
   messagingUrl: 'https://global.kaleyra.com',
@@ -26,7 +30,7 @@ export = function register(RED: RED) {
     };
     let client: Promise<KaleyraClient>;
     if (config.simulator) {
-      client = simulatorClient(transport);
+      client = acquireSimulator().then((urls) => new KaleyraClient({ apiKey: DEMO_KEY, ...urls, ...transport }));
     } else {
       const apiKey = this.credentials?.apiKey;
       const str = (name: keyof typeof DEFAULT_URLS) => String(config[name] ?? '').trim() || DEFAULT_URLS[name];
@@ -41,19 +45,21 @@ export = function register(RED: RED) {
     this.publicBase = () => {
       if (publicUrl) return publicUrl;
       // The in-process simulator reaches this Node-RED on loopback.
-      if (config.simulator) return `${RED.settings.https ? 'https' : 'http'}://127.0.0.1:${Number(RED.settings.uiPort) || 1880}`;
+      if (config.simulator) return localBase(RED);
       throw new InputError('publicUrl', 'is not set in the kaleyra-config node; the service needs it to call back');
     };
 
     this.on('close', (_removed, done) => {
-      client.then((c) => c.close()).then(done, done);
+      client
+        .then((c) => c.close())
+        .catch(() => undefined)
+        .then(() => {
+          if (config.simulator) releaseSimulator();
+          done();
+        });
     });
   }
 
   RED.nodes.registerType('kaleyra-config', KaleyraConfigNode, { credentials: { apiKey: { type: 'password' } } });
+  installSimulatorRoutes(RED);
 };
-
-// Filled in with the simulator (issue 4): until then simulator mode says so instead of failing silently.
-function simulatorClient(_transport: object): Promise<KaleyraClient> {
-  return Promise.reject(new InputError('simulator', 'the built-in simulator is not available yet'));
-}

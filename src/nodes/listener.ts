@@ -10,11 +10,11 @@ import type { Node, NodeMessage, RED } from './red';
 /** Callbacks are a few short parameters; anything larger is not one. */
 export const BODY_LIMIT = 16 * 1024;
 
-type Req = IncomingMessage & { body?: unknown; originalUrl?: string };
+export type Req = IncomingMessage & { body?: unknown; originalUrl?: string };
 type Next = (err?: unknown) => void;
-type Handler = (req: Req, res: ServerResponse, next: Next) => void;
+export type Handler = (req: Req, res: ServerResponse, next: Next) => void;
 
-interface HttpApp {
+export interface HttpApp {
   get(path: string, ...handlers: Handler[]): void;
   post(path: string, ...handlers: Handler[]): void;
   _router?: { stack: Array<{ route?: { stack: Array<{ handle: unknown }> } }> };
@@ -26,6 +26,11 @@ export interface ListenerNode extends Node {
   path: string;
   /** Path and query of a callback URL below the public base URL (httpNodeRoot included). */
   localUrl(extra?: Record<string, string>): string;
+}
+
+/** This Node-RED's own address on loopback (what the in-process simulator calls back on). */
+export function localBase(RED: RED): string {
+  return `${RED.settings.https ? 'https' : 'http'}://127.0.0.1:${Number(RED.settings.uiPort) || 1880}`;
 }
 
 /** Normalises the node's path: one leading slash, no trailing one. */
@@ -49,7 +54,7 @@ function answer(res: ServerResponse, status: number, text: string): void {
 }
 
 /** Reads a POST body up to BODY_LIMIT; an already parsed body (httpNodeMiddleware) is used as is. */
-async function readParams(req: Req): Promise<Params | 'too-large' | 'malformed'> {
+export async function readParams(req: Req): Promise<Params | 'too-large' | 'malformed'> {
   const params: Params = {};
   const query = new URL(req.originalUrl ?? req.url ?? '/', 'http://localhost').searchParams;
   for (const [k, v] of query) params[k] = v;

@@ -12,6 +12,8 @@ const NODE_MODULES = {
   'kaleyra-inbox': require('../../nodes/kaleyra-inbox.js'),
   'kaleyra-call-status': require('../../nodes/kaleyra-call-status.js'),
   'kaleyra-click2call': require('../../nodes/kaleyra-click2call.js'),
+  'kaleyra-callback': require('../../nodes/kaleyra-callback.js'),
+  'kaleyra-vmn-in': require('../../nodes/kaleyra-vmn-in.js'),
 };
 
 /**
@@ -75,4 +77,4 @@ function logText() {
     .join('\n');
 }
 
-module.exports = { helper, loadNode, logText };
+module.exports = { helper, loadNode, logText, NODE_MODULES, catchNode };
