@@ -188,13 +188,21 @@ function toTransportError(err: unknown, where: string, signal: AbortSignal, time
   return new TransportError(Codes.NETWORK, `${where}: ${code ? `${code} ` : ''}${e.message ?? String(err)}`, { notSent: NOT_SENT.has(code) });
 }
 
-/** Removes the key from every string inside a decoded answer. */
+/** Removes the key from every string inside a decoded answer (in place). */
 function redactDeep<T>(value: T, apiKey: string): T {
   if (!apiKey) return value;
-  if (typeof value === 'string') return (value.includes(apiKey) ? value.split(apiKey).join('***') : value) as T;
-  if (Array.isArray(value)) return value.map((v) => redactDeep(v, apiKey)) as T;
-  if (typeof value === 'object' && value !== null) {
-    for (const [k, v] of Object.entries(value)) (value as Record<string, unknown>)[k] = redactDeep(v, apiKey);
+  const redact = (s: string) => (s.includes(apiKey) ? s.split(apiKey).join('***') : s);
+  if (typeof value === 'string') return redact(value) as T;
+  // A loop, not recursion: an answer nested as deep as the decoders accept must not overflow the stack.
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const node = pending.pop();
+    if (typeof node !== 'object' || node === null) continue;
+    const record = node as Record<string, unknown>; // arrays too, by index
+    for (const [k, v] of Object.entries(record)) {
+      if (typeof v === 'string') record[k] = redact(v);
+      else if (typeof v === 'object' && v !== null) pending.push(v);
+    }
   }
   return value;
 }
