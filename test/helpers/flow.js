@@ -33,6 +33,7 @@ async function loadNode(type, props, { config = {}, apiKey = 'TEST-KEY-012345678
   const credentials = apiKey ? { cfg: { apiKey } } : {};
   const modules = [catchNode, NODE_MODULES['kaleyra-config']];
   if (type !== 'kaleyra-config') modules.push(NODE_MODULES[type]);
+  for (const n of extra) if (NODE_MODULES[n.type] && !modules.includes(NODE_MODULES[n.type])) modules.push(NODE_MODULES[n.type]);
   await helper.load(modules, flow, credentials);
   const node = helper.getNode('n1');
   const statuses = [];
