@@ -500,8 +500,9 @@ describe('core/messaging (interface A) against a recording server', function () 
       await refused({ from: FROM, to: TO, body: { type: 'document' }, file: big }, 'E504', 'file');
       fs.truncateSync(big, MB64);
       const built = await buildMessage({ from: FROM, to: TO, body: { type: 'document' }, file: big });
-      assert.equal(built.media.part.knownLength, MB64);
-      built.media.opened.destroy();
+      const opened = built.media.open();
+      assert.equal(opened.files[0].knownLength, MB64);
+      opened.close();
     });
 
     it('a stream without a path and without msg.filename is refused', async function () {

@@ -3,7 +3,7 @@
 // `data` comes back in (index-keyed, a list, one record, XML `voice` elements) into an array of records.
 import { InputError } from './errors';
 import { asList, isRecord, type Envelope } from './decode';
-import type { CallContext, Result } from './context';
+import { perform, type Call, type CallContext, type Result } from './context';
 import * as v from './validate';
 
 // ---- Spec 4.3: parameters ----
@@ -104,21 +104,15 @@ function fieldText(value: unknown): string {
 // ---- Spec 4.3: the request ----
 
 /**
- * Checks the status of an outbound call (spec 4.3): success is status "200"; an unknown id or mobile is
- * the service's A416 (spec 7), surfacing as a ServiceError. The payload is the list of records.
+ * Spec 4.3: the validated request. Success is status "200"; an unknown id or mobile is the service's
+ * A416 (spec 7), surfacing as a ServiceError. The payload is the list of records.
  */
-export async function callStatus(ctx: CallContext, input: unknown, method?: unknown): Promise<Result<CallStatusRecord[]>> {
+export function callStatusCall(input: unknown, method?: unknown, format?: CallContext['format']): Call<CallStatusRecord[]> {
   const { method: m, ...rest } = callStatusParams(input, method);
-  const envelope = await ctx.transport.call(
-    {
-      baseUrl: ctx.baseUrl,
-      path: '/api/v1/',
-      method: 'GET',
-      params: { method: m, format: formatParam(ctx.format), ...rest },
-      apiKey: ctx.apiKey,
-      signal: ctx.signal,
-    },
-    '200',
-  );
-  return { payload: normaliseCallStatus(envelope), envelope };
+  return { kind: 'read', method: 'GET', path: '/api/v1/', params: { method: m, format: formatParam(format), ...rest }, success: '200', normalise: normaliseCallStatus };
+}
+
+/** Checks the status of an outbound call (spec 4.3), one attempt. */
+export async function callStatus(ctx: CallContext, input: unknown, method?: unknown): Promise<Result<CallStatusRecord[]>> {
+  return perform(ctx, callStatusCall(input, method, ctx.format));
 }

@@ -129,7 +129,10 @@ export function parseVmnMessage(params: Params): VmnMessage {
     ts = Number(rawTs);
     time = isoTime(ts);
   } else if (rawTs) {
-    const parsed = Date.parse(rawTs.includes('T') ? rawTs : rawTs.replace(' ', 'T'));
+    // `YYYY-MM-DD HH:mm:SS` without a zone is read as UTC, like the inbox's received_time, so the
+    // result does not depend on this host's time zone; other forms are left to Date.parse.
+    const m = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)(Z|[+-]\d{2}:?\d{2})?$/i.exec(rawTs);
+    const parsed = Date.parse(m ? `${m[1]}T${m[2]}${m[3] ?? 'Z'}` : rawTs);
     time = Number.isNaN(parsed) ? null : new Date(parsed).toISOString();
   }
   return { ...extras(params, ['from', 'message', 'ts']), from, message, ts, time };

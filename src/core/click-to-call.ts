@@ -3,7 +3,7 @@
 // `{voice_url}/v1/?method=dial.click2call`, and returns the call id.
 import { Codes, InputError, TransportError } from './errors';
 import { asList, type Envelope } from './decode';
-import type { CallContext, Result } from './context';
+import { perform, type Call, type CallContext, type Result } from './context';
 import * as v from './validate';
 
 // ---- Spec 4.4: parameters ----
@@ -157,23 +157,16 @@ export function callIdOf(envelope: Envelope): string | undefined {
 // ---- Spec 4.4: the request ----
 
 /**
- * Starts a click-to-call (spec 4.4): success is status "200"; a missing receiver is the service's E423
+ * Spec 4.4: the validated request. Success is status "200"; a missing receiver is the service's E423
  * (refused here before sending). The payload is `{ id }`. A success without a call id is a BAD_RESPONSE
  * TransportError whose text says the call may nevertheless have been placed.
  */
-export async function startClickToCall(ctx: CallContext, input: unknown): Promise<Result<ClickToCallResult>> {
+export function clickToCallCall(input: unknown, format?: CallContext['format']): Call<ClickToCallResult> {
   const { method, ...rest } = clickToCallParams(input);
-  const envelope = await ctx.transport.call(
-    {
-      baseUrl: ctx.baseUrl,
-      path: '/v1/',
-      method: 'GET',
-      params: { method, format: formatParam(ctx.format), ...rest },
-      apiKey: ctx.apiKey,
-      signal: ctx.signal,
-    },
-    '200',
-  );
+  return { kind: 'send', method: 'GET', path: '/v1/', params: { method, format: formatParam(format), ...rest }, success: '200', normalise: callResult };
+}
+
+function callResult(envelope: Envelope): ClickToCallResult {
   const id = callIdOf(envelope);
   if (!id) {
     throw new TransportError(
@@ -181,7 +174,12 @@ export async function startClickToCall(ctx: CallContext, input: unknown): Promis
       'the service accepted the click-to-call (status 200) but sent no call id (data.id); the call may have been placed',
     );
   }
-  return { payload: { id }, envelope };
+  return { id };
+}
+
+/** Starts a click-to-call (spec 4.4), one attempt. */
+export async function startClickToCall(ctx: CallContext, input: unknown): Promise<Result<ClickToCallResult>> {
+  return perform(ctx, clickToCallCall(input, ctx.format));
 }
 
 // ---- Spec 6.2: the callback URL ----

@@ -1,6 +1,9 @@
-// What every interface call needs: the shared transport, the account's key and the interface's base URL.
-import type { Transport } from './transport';
+// What every interface call needs, and the one way a prepared call is performed. Each interface module
+// validates its input and prepares a Call (spec sections 2 and 4); the client then queues it, retries
+// it as its kind allows, and performs it here.
+import type { Transport, FilePart } from './transport';
 import type { Envelope } from './decode';
+import type { Idempotency } from './retry';
 
 export interface CallContext {
   transport: Transport;
@@ -15,4 +18,35 @@ export interface CallContext {
 export interface Result<T> {
   payload: T;
   envelope: Envelope;
+}
+
+/** A validated request, ready to be sent (once, or again on a retry). */
+export interface Call<T> {
+  /** 'send' when repeating it could repeat an effect (a message, a phone call). */
+  kind: Idempotency;
+  method: 'GET' | 'POST';
+  path: string;
+  params: Record<string, string | undefined>;
+  success: 'OK' | '200';
+  /** Opens the file parts for one attempt; `close` runs after it, whatever happened. */
+  open?: () => { files: FilePart[]; close(): void };
+  /** False when a second attempt could not send the same bytes (a caller's stream). */
+  repeatable?: boolean;
+  /** Releases what the call holds (a caller's stream) once no attempt will follow, sent or not. */
+  dispose?(): void;
+  normalise(envelope: Envelope): T;
+}
+
+/** Performs one attempt of a call. */
+export async function perform<T>(ctx: CallContext, call: Call<T>): Promise<Result<T>> {
+  const opened = call.open?.();
+  try {
+    const envelope = await ctx.transport.call(
+      { baseUrl: ctx.baseUrl, path: call.path, method: call.method, params: call.params, files: opened?.files, apiKey: ctx.apiKey, signal: ctx.signal },
+      call.success,
+    );
+    return { payload: call.normalise(envelope), envelope };
+  } finally {
+    opened?.close();
+  }
 }

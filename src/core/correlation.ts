@@ -1,4 +1,4 @@
-// Correlation of callbacks with what was sent (see docs/adr/0002-correlation.md).
+// Correlation of callbacks with what was sent (see docs/adr/0001-correlation.md).
 // The messaging callback carries only status, mobile and timestamp, so every callback URL we build
 // carries a `ref` of ours; under that ref the store keeps what was sent (the service's ids per
 // recipient, the sender's own reference) and the furthest delivery state reached per recipient.

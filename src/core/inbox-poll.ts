@@ -68,7 +68,15 @@ export class InboxPoller {
     let newest = watermark;
     let fresh = 0;
     for (let page = 1; page <= this.opts.maxPages; page++) {
-      const records = await this.read(page, since);
+      let records: InboxRecord[];
+      try {
+        records = await this.read(page, since);
+      } catch (err) {
+        // Keep what earlier pages already emitted (same watermark), so the next poll does not emit it again.
+        this.state = { watermark, seen: [...seen] };
+        await this.store.save(this.state);
+        throw err;
+      }
       const news: InboxRecord[] = [];
       for (const r of records) {
         const key = recordKey(r);

@@ -3,7 +3,7 @@
 // shape `data.rows.inbox` comes back in into an array of records with every spec field.
 import { InputError } from './errors';
 import { asList, isRecord, type Envelope } from './decode';
-import type { CallContext, Result } from './context';
+import { perform, type Call, type CallContext, type Result } from './context';
 import * as v from './validate';
 
 // ---- Spec 4.2: parameters ----
@@ -147,19 +147,13 @@ function fieldText(value: unknown): string {
 
 // ---- Spec 4.2: the request ----
 
-/** Reads the VMN inbox (spec 4.2): success is status "200" (spec 7); the payload is the list of records. */
-export async function readInbox(ctx: CallContext, q: unknown): Promise<Result<InboxRecord[]>> {
+/** Spec 4.2: the validated request; success is status "200" (spec 7); the payload is the list of records. */
+export function inboxCall(q: unknown, format?: CallContext['format']): Call<InboxRecord[]> {
   const { method, ...filters } = inboxParams(q);
-  const envelope = await ctx.transport.call(
-    {
-      baseUrl: ctx.baseUrl,
-      path: '/v1/',
-      method: 'GET',
-      params: { method, format: formatParam(ctx.format), ...filters },
-      apiKey: ctx.apiKey,
-      signal: ctx.signal,
-    },
-    '200',
-  );
-  return { payload: normaliseInbox(envelope), envelope };
+  return { kind: 'read', method: 'GET', path: '/v1/', params: { method, format: formatParam(format), ...filters }, success: '200', normalise: normaliseInbox };
+}
+
+/** Reads the VMN inbox (spec 4.2), one attempt. */
+export async function readInbox(ctx: CallContext, q: unknown): Promise<Result<InboxRecord[]>> {
+  return perform(ctx, inboxCall(q, ctx.format));
 }

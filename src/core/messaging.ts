@@ -6,7 +6,7 @@ import { basename, extname } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { InputError } from './errors';
 import { asList, isRecord, type Envelope } from './decode';
-import type { CallContext, Result } from './context';
+import { perform, type Call, type CallContext, type Result } from './context';
 import type { FilePart } from './transport';
 import * as v from './validate';
 
@@ -50,10 +50,11 @@ export interface SentMessage {
   [field: string]: unknown;
 }
 
+/** The checked media of a message; each attempt opens it anew (a file path) or uses it once (a stream). */
 interface Media {
-  part: FilePart;
-  /** Set for files we opened, so they are closed whatever happens. */
-  opened?: Readable;
+  open(): { files: FilePart[]; close(): void };
+  repeatable: boolean;
+  dispose?(): void;
 }
 
 /** Spec 2.1: validates the input into the form fields and file part of the request. */
@@ -61,7 +62,7 @@ export async function buildMessage(input: MessageInput): Promise<{ params: Recor
   const from = v.phone('from', v.text('from', input.from, { required: true })!);
   const body = messageBody(input);
   const type = body.type as MessageType;
-  const media = type === 'image' || type === 'document' || type === 'audio' ? await openMedia(type, input) : undefined;
+  const media = type === 'image' || type === 'document' || type === 'audio' ? await checkMedia(type, input) : undefined;
   if (!media && !v.isEmpty(input.file)) throw new InputError('file', `is only sent with image, document or audio messages, not ${type}`);
   return { params: { method: 'wa', from, body: JSON.stringify(body) }, media };
 }
@@ -229,7 +230,7 @@ function checkDeep(field: string, value: unknown, depth: number): void {
 }
 
 // Spec 4.1 rules 2 and 4: the file travels with the request, at most 64 MB, in a format of spec 2.1.
-async function openMedia(type: 'image' | 'document' | 'audio', input: MessageInput): Promise<Media> {
+async function checkMedia(type: 'image' | 'document' | 'audio', input: MessageInput): Promise<Media> {
   const file = input.file;
   if (v.isEmpty(file)) throw new InputError('file', `is required for ${type} messages (msg.file: a Buffer, a stream or a file path)`);
   let filename = v.text('filename', input.filename, { max: 255 });
@@ -242,20 +243,29 @@ async function openMedia(type: 'image' | 'document' | 'audio', input: MessageInp
     checkSize(stat.size);
     filename ??= basename(file);
     checkFormat(type, filename);
-    const stream = createReadStream(file);
-    media = { part: { field: 'file', value: stream, filename, knownLength: stat.size }, opened: stream };
+    const name = filename;
+    media = {
+      open: () => {
+        const stream = createReadStream(file);
+        return { files: [{ field: 'file', value: stream, filename: name, knownLength: stat.size }], close: () => stream.destroy() };
+      },
+      repeatable: true,
+    };
   } else if (Buffer.isBuffer(file)) {
     checkSize(file.length);
     if (!filename) throw new InputError('filename', 'is required when msg.file is a Buffer (it gives the format)');
     checkFormat(type, filename);
-    media = { part: { field: 'file', value: file, filename } };
+    const part = { field: 'file', value: file, filename };
+    media = { open: () => ({ files: [part], close: () => undefined }), repeatable: true };
   } else if (file instanceof Readable) {
     const path = (file as Readable & { path?: unknown }).path;
     filename ??= typeof path === 'string' ? basename(path) : undefined;
     if (!filename) throw new InputError('filename', 'is required when msg.file is a stream (it gives the format)');
     checkFormat(type, filename);
     // The size of a stream is known only as it flows: stop it at the limit.
-    media = { part: { field: 'file', value: file.pipe(sizeLimit()), filename }, opened: file };
+    const name = filename;
+    const dispose = () => file.destroy();
+    media = { open: () => ({ files: [{ field: 'file', value: file.pipe(sizeLimit()), filename: name }], close: dispose }), repeatable: false, dispose };
   } else {
     throw new InputError('file', `must be a Buffer, a readable stream or a file path, not ${v.describe(file)}`);
   }
@@ -295,8 +305,8 @@ export function normaliseSubmission(envelope: Envelope): SentMessage[] {
   return asList(data).map((entry) => ({ ...entry, id: String(entry.id ?? ''), mobile: String(entry.mobile ?? '') }));
 }
 
-/** Spec 4.1: sends one message (to one or several recipients). */
-export async function sendMessage(ctx: CallContext, input: MessageInput): Promise<Result<SentMessage[]>> {
+/** Spec 4.1: the validated request (a multipart POST); the payload is one entry per recipient. */
+export async function messageCall(input: MessageInput, format?: CallContext['format']): Promise<Call<SentMessage[]>> {
   let built: Awaited<ReturnType<typeof buildMessage>>;
   try {
     built = await buildMessage(input);
@@ -306,21 +316,25 @@ export async function sendMessage(ctx: CallContext, input: MessageInput): Promis
     throw err;
   }
   const { params, media } = built;
+  return {
+    kind: 'send',
+    method: 'POST',
+    path: '/api/v4/',
+    params: { ...params, format: format === 'xml' ? 'xml' : 'json' },
+    success: 'OK',
+    open: media?.open,
+    repeatable: media?.repeatable ?? true,
+    dispose: media?.dispose,
+    normalise: normaliseSubmission,
+  };
+}
+
+/** Spec 4.1: sends one message (to one or several recipients), one attempt. */
+export async function sendMessage(ctx: CallContext, input: MessageInput): Promise<Result<SentMessage[]>> {
+  const call = await messageCall(input, ctx.format);
   try {
-    const envelope = await ctx.transport.call(
-      {
-        baseUrl: ctx.baseUrl,
-        path: '/api/v4/',
-        method: 'POST',
-        params: { ...params, format: ctx.format === 'xml' ? 'xml' : 'json' },
-        files: media ? [media.part] : undefined,
-        apiKey: ctx.apiKey,
-        signal: ctx.signal,
-      },
-      'OK',
-    );
-    return { payload: normaliseSubmission(envelope), envelope };
+    return await perform(ctx, call);
   } finally {
-    media?.opened?.destroy();
+    call.dispose?.();
   }
 }

@@ -24,18 +24,23 @@ function number(value: unknown, fallback: number, min: number, max: number): num
 export = function register(RED: RED) {
   function KaleyraConfigNode(this: Node & AccountNode, config: Record<string, unknown>) {
     RED.nodes.createNode(this, config);
-    const transport = {
+    const concurrency = number(config.concurrency, 8, 1, 256);
+    const retries = number(config.retries, 2, 0, 10);
+    const options = {
       timeout: number(config.timeout, 30, 1, 600) * 1000,
-      connections: number(config.concurrency, 8, 1, 256),
+      connections: concurrency,
+      flow: { concurrency, rate: number(config.rateLimit, 0, 0, 100_000), queueSize: number(config.queueSize, 1000, 1, 100_000) },
+      readRetry: { retries },
+      sendRetry: { retries },
     };
     let client: Promise<KaleyraClient>;
     if (config.simulator) {
-      client = acquireSimulator().then((urls) => new KaleyraClient({ apiKey: DEMO_KEY, ...urls, ...transport }));
+      client = acquireSimulator().then((urls) => new KaleyraClient({ apiKey: DEMO_KEY, ...urls, ...options }));
     } else {
       const apiKey = this.credentials?.apiKey;
       const str = (name: keyof typeof DEFAULT_URLS) => String(config[name] ?? '').trim() || DEFAULT_URLS[name];
       client = apiKey
-        ? Promise.resolve(new KaleyraClient({ apiKey, messagingUrl: str('messagingUrl'), vmnUrl: str('vmnUrl'), obdUrl: str('obdUrl'), voiceUrl: str('voiceUrl'), ...transport }))
+        ? Promise.resolve(new KaleyraClient({ apiKey, messagingUrl: str('messagingUrl'), vmnUrl: str('vmnUrl'), obdUrl: str('obdUrl'), voiceUrl: str('voiceUrl'), ...options }))
         : Promise.reject(new InputError('apiKey', 'the kaleyra-config node has no api key (or turn on its simulator)'));
     }
     client.catch(() => undefined); // reported per message, not as an unhandled rejection

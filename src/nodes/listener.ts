@@ -46,6 +46,10 @@ function sameToken(given: string, expected: string): boolean {
   return timingSafeEqual(a, b);
 }
 
+function queryToken(req: Req): string {
+  return new URL(req.originalUrl ?? req.url ?? '/', 'http://localhost').searchParams.get('token') ?? '';
+}
+
 function answer(res: ServerResponse, status: number, text: string): void {
   if (res.headersSent) return;
   res.statusCode = status;
@@ -114,13 +118,15 @@ export function listen(RED: RED, node: ListenerNode, config: Record<string, unkn
 
   const handler: Handler = (req, res) => {
     void (async () => {
+      // The token must be in the query (a body field named token does not count), and is checked before
+      // any body is read, so a stranger's request is neither parsed nor able to make the node warn.
+      if (token && !sameToken(queryToken(req), token)) return answer(res, 403, 'Forbidden');
       const params = await readParams(req);
       if (params === 'too-large') return answer(res, 413, 'Payload Too Large');
       if (params === 'malformed') {
         node.warn(`malformed request to ${node.path}: the body must be a flat JSON object or a form`);
         return answer(res, 400, 'Bad Request');
       }
-      if (token && !sameToken(params.token ?? '', token)) return answer(res, 403, 'Forbidden');
       let emit: Promise<object | undefined>;
       try {
         emit = accept(params);

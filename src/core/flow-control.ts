@@ -1,0 +1,133 @@
+// Flow control shared by every node of one account: at most `concurrency` requests in flight, at most
+// `rate` starts per second, and a bounded queue in front. A request that finds the queue full fails at
+// once with QUEUE_FULL (never dropped silently); one whose signal aborts while queued fails with CLOSED.
+import { Codes, TransportError } from './errors';
+
+export interface FlowControlOptions {
+  /** Requests in flight at once. */
+  concurrency?: number;
+  /** Request starts per second; 0 = unlimited. */
+  rate?: number;
+  /** Requests waiting for a slot. */
+  queueSize?: number;
+}
+
+interface Waiter {
+  start: () => void;
+  fail: (err: Error) => void;
+}
+
+export class FlowControl {
+  readonly concurrency: number;
+  readonly rate: number;
+  readonly queueSize: number;
+  private active = 0;
+  private readonly queue: Waiter[] = [];
+  private nextStart = 0;
+  private timer?: NodeJS.Timeout;
+  private readonly listeners = new Set<() => void>();
+
+  constructor(opts: FlowControlOptions = {}) {
+    this.concurrency = Math.max(1, Math.floor(opts.concurrency ?? 8));
+    this.rate = Math.max(0, opts.rate ?? 0);
+    this.queueSize = Math.max(0, Math.floor(opts.queueSize ?? 1000));
+  }
+
+  get inFlight(): number {
+    return this.active;
+  }
+
+  get queued(): number {
+    return this.queue.length;
+  }
+
+  /** Called whenever the in-flight or queued counts change. */
+  onChange(fn: () => void): () => void {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  private changed(): void {
+    for (const fn of this.listeners) fn();
+  }
+
+  /** Runs `fn` when a slot is free and the rate allows. */
+  async run<T>(fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    await this.acquire(signal);
+    try {
+      return await fn();
+    } finally {
+      this.active--;
+      this.changed();
+      this.pump();
+    }
+  }
+
+  private acquire(signal?: AbortSignal): Promise<void> {
+    if (signal?.aborted) return Promise.reject(closed());
+    if (this.queue.length === 0 && this.canStart()) {
+      this.take();
+      return Promise.resolve();
+    }
+    if (this.queue.length >= this.queueSize) {
+      return Promise.reject(
+        new TransportError(Codes.QUEUE_FULL, `too many requests waiting for this account (${this.queueSize} queued, ${this.active} in flight); the message was not sent`, { notSent: true }),
+      );
+    }
+    return new Promise<void>((resolve, reject) => {
+      const onAbort = () => {
+        const i = this.queue.indexOf(waiter);
+        if (i >= 0) this.queue.splice(i, 1);
+        this.changed();
+        reject(closed());
+      };
+      const waiter: Waiter = {
+        start: () => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        },
+        fail: reject,
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.queue.push(waiter);
+      this.changed();
+      this.pump();
+    });
+  }
+
+  private canStart(): boolean {
+    return this.active < this.concurrency && (this.rate === 0 || Date.now() >= this.nextStart);
+  }
+
+  private take(): void {
+    this.active++;
+    if (this.rate > 0) this.nextStart = Math.max(Date.now(), this.nextStart) + 1000 / this.rate;
+    this.changed();
+  }
+
+  private pump(): void {
+    while (this.queue.length > 0 && this.canStart()) {
+      this.take();
+      this.queue.shift()!.start();
+    }
+    if (this.queue.length > 0 && this.active < this.concurrency && !this.timer) {
+      // Waiting for the rate limit, not for a slot: wake up when the next start is allowed.
+      this.timer = setTimeout(() => {
+        this.timer = undefined;
+        this.pump();
+      }, Math.max(1, this.nextStart - Date.now()));
+    }
+  }
+
+  /** Fails everything still queued (on close). */
+  drain(err: Error): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    for (const w of this.queue.splice(0)) w.fail(err);
+    this.changed();
+  }
+}
+
+function closed(): TransportError {
+  return new TransportError(Codes.CLOSED, 'cancelled while waiting to be sent; the message was not sent', { notSent: true });
+}
