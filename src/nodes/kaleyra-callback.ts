@@ -3,7 +3,7 @@
 // the message or call it belongs to when the callback URL was built by a node that "reports to" it.
 import { parseCallback, type CallEvent, type DeliveryEvent } from '../core/callbacks';
 import { Correlator } from '../core/correlation';
-import { contextStore, type NodeContext } from './context-store';
+import { nodeStore, type NodeContext } from './context-store';
 import { listen } from './listener';
 import type { RED } from './red';
 import type { CallbackNode } from './report';
@@ -11,7 +11,7 @@ import type { CallbackNode } from './report';
 export = function register(RED: RED) {
   function KaleyraCallbackNode(this: CallbackNode & { context(): NodeContext }, config: Record<string, unknown>) {
     RED.nodes.createNode(this, config);
-    const correlator = (this.correlator = new Correlator(contextStore(this.context())));
+    const correlator = (this.correlator = new Correlator(nodeStore(this)));
 
     listen(RED, this, config, (params) => {
       const event = parseCallback(params);

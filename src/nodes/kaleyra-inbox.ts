@@ -1,9 +1,9 @@
 // kaleyra-inbox: reads the VMN inbox (interface B); filters from the node, else from msg.payload.
 // With a poll interval it also reads the inbox by itself and sends each record not sent before.
 import { InboxPoller, type PollState } from '../core/inbox-poll';
-import { contextStore, type NodeContext } from './context-store';
+import { nodeStore, type NodeContext } from './context-store';
 import { orMsg, payloadObject, registerAction, type SetupApi } from './action';
-import type { RED } from './red';
+import type { Node, RED } from './red';
 
 const INBOX_FILTERS = ['number', 'keyword', 'mobile', 'fromdate', 'todate', 'limit', 'page'] as const;
 const SERVICE_PAGE_SIZE = 50; // spec 8: the inbox's default page size
@@ -25,7 +25,7 @@ export = function register(RED: RED) {
 function startPolling({ node, account, config, evaluate }: SetupApi): void {
   const seconds = Number(config.pollInterval);
   if (!account || !Number.isFinite(seconds) || seconds <= 0) return;
-  const store = contextStore((node as unknown as { context(): NodeContext }).context());
+  const store = nodeStore(node as Node & { context(): NodeContext });
   const abort = new AbortController();
   let filters: Record<string, unknown> = {};
   const poller = new InboxPoller(

@@ -1,0 +1,318 @@
+'use strict';
+// Inbox polling: the InboxPoller over a fake inbox and an in-memory PollStore (what is emitted, what is
+// read, what is remembered), and kaleyra-inbox with a poll interval against the built-in simulator in
+// the real Node-RED runtime, across a redeploy.
+const assert = require('node:assert/strict');
+const { InboxPoller, recordKey } = require('../dist/core/inbox-poll');
+const { helper, NODE_MODULES, catchNode } = require('./helpers/flow');
+const { until } = require('./helpers/http-node');
+const { runningSimulator } = require('../dist/nodes/shared-simulator');
+const { hooks } = require('@node-red/util');
+
+const T0 = Date.UTC(2024, 0, 2, 10, 0, 0);
+const at = (seconds) => new Date(T0 + seconds * 1000).toISOString().slice(0, 19).replace('T', ' ');
+const rec = (seconds, message, sender = '919812345678') => ({
+  recipient: '919200000000',
+  keyword: message.split(' ')[0].toUpperCase(),
+  sender,
+  message,
+  operator: '',
+  circle: '',
+  response: '',
+  received_time: typeof seconds === 'number' ? at(seconds) : seconds,
+});
+
+/** An inbox as the service keeps it: newest last, `fromdate` inclusive, pages of `pageSize`. */
+class FakeInbox {
+  constructor(pageSize = 3) {
+    this.records = [];
+    this.pageSize = pageSize;
+    this.reads = []; // [page, fromdate]
+    this.failOn = undefined; // a page number whose read fails once
+  }
+  add(...records) {
+    this.records.push(...records);
+  }
+  read = async (page, fromdate) => {
+    this.reads.push([page, fromdate]);
+    if (this.failOn === page) {
+      this.failOn = undefined;
+      throw new Error('connection reset');
+    }
+    const matches = this.records.filter((r) => !fromdate || r.received_time >= fromdate);
+    return matches.slice((page - 1) * this.pageSize, page * this.pageSize).map((r) => ({ ...r }));
+  };
+}
+
+class MemoryPollStore {
+  constructor() {
+    this.state = undefined;
+    this.saves = 0;
+  }
+  async load() {
+    return this.state && structuredClone(this.state);
+  }
+  async save(state) {
+    this.saves++;
+    this.state = structuredClone(state);
+  }
+}
+
+/** One poll; resolves to the messages of the records emitted. */
+async function poll(poller, pageSize = 3) {
+  const emitted = [];
+  const count = await poller.poll((records) => emitted.push(...records), pageSize);
+  assert.equal(count, emitted.length);
+  return emitted.map((r) => r.message);
+}
+
+describe('inbox polling', function () {
+  describe('InboxPoller', () => {
+    it('the first poll emits every record; the next only new ones, read from the watermark less the window', async () => {
+      const inbox = new FakeInbox();
+      const store = new MemoryPollStore();
+      const poller = new InboxPoller(inbox.read, store);
+      inbox.add(rec(0, 'a'), rec(10, 'b'), rec(20, 'c'), rec(30, 'd'), rec(40, 'e'));
+      assert.deepEqual(await poll(poller), ['a', 'b', 'c', 'd', 'e']);
+      assert.deepEqual(inbox.reads, [
+        [1, undefined],
+        [2, undefined],
+      ]);
+      assert.equal(store.state.watermark, at(40));
+
+      inbox.reads.length = 0;
+      assert.deepEqual(await poll(poller), []);
+      assert.deepEqual(
+        inbox.reads,
+        [
+          [1, at(-20)],
+          [2, at(-20)],
+        ],
+        'from 60 s before the newest record seen',
+      );
+
+      inbox.add(rec(45, 'f'), rec(50, 'g'));
+      assert.deepEqual(await poll(poller), ['f', 'g']);
+      assert.deepEqual(await poll(poller), []);
+      assert.equal(store.state.watermark, at(50));
+    });
+
+    it('reads page after page until a short page, handing on each page as it comes', async () => {
+      const inbox = new FakeInbox(3);
+      const poller = new InboxPoller(inbox.read, new MemoryPollStore());
+      inbox.add(...Array.from({ length: 6 }, (_, i) => rec(i, `m${i}`)));
+      const batches = [];
+      await poller.poll((records) => batches.push(records.map((r) => r.message)), 3);
+      assert.deepEqual(batches, [
+        ['m0', 'm1', 'm2'],
+        ['m3', 'm4', 'm5'],
+      ]);
+      assert.deepEqual(
+        inbox.reads.map(([p]) => p),
+        [1, 2, 3],
+        'a full last page needs one more (empty) read',
+      );
+    });
+
+    it('stops after maxPages', async () => {
+      const inbox = new FakeInbox(1);
+      const poller = new InboxPoller(inbox.read, new MemoryPollStore(), { maxPages: 2 });
+      inbox.add(rec(0, 'a'), rec(1, 'b'), rec(2, 'c'));
+      assert.deepEqual(await poll(poller, 1), ['a', 'b']);
+      assert.equal(inbox.reads.length, 2);
+    });
+
+    it('records at the same second as the window boundary are read again but not emitted again', async () => {
+      const inbox = new FakeInbox(10);
+      const poller = new InboxPoller(inbox.read, new MemoryPollStore());
+      // The boundary of the next read is 100 - 60 = 40: records at exactly 40 are read again.
+      inbox.add(rec(40, 'edge 1'), rec(40, 'edge 2'), rec(100, 'newest'));
+      assert.deepEqual(await poll(poller, 10), ['edge 1', 'edge 2', 'newest']);
+      // A record of that same second that arrived late, and one at the newest second.
+      inbox.add(rec(40, 'edge 3'), rec(100, 'newest 2'));
+      assert.deepEqual(await poll(poller, 10), ['edge 3', 'newest 2']);
+      assert.equal(inbox.reads.at(-1)[1], at(40));
+      // Time moves on: the old boundary records fall out of the read window and stay emitted once.
+      inbox.add(rec(161, 'later'));
+      assert.deepEqual(await poll(poller, 10), ['later']);
+      assert.deepEqual(await poll(poller, 10), []);
+      assert.equal(inbox.reads.at(-1)[1], at(101));
+    });
+
+    it('a new poller over the saved state (a restart) emits nothing twice', async () => {
+      const inbox = new FakeInbox();
+      const store = new MemoryPollStore();
+      inbox.add(rec(0, 'a'), rec(30, 'b'), rec(30, 'c'));
+      assert.deepEqual(await poll(new InboxPoller(inbox.read, store)), ['a', 'b', 'c']);
+      const restarted = new InboxPoller(inbox.read, store);
+      assert.deepEqual(await poll(restarted), []);
+      inbox.add(rec(31, 'd'));
+      assert.deepEqual(await poll(new InboxPoller(inbox.read, store)), ['d']);
+    });
+
+    it('a poll that fails part way keeps what it emitted: the next poll does not emit it again', async () => {
+      const inbox = new FakeInbox(2);
+      const store = new MemoryPollStore();
+      const poller = new InboxPoller(inbox.read, store);
+      inbox.add(rec(0, 'a'), rec(1, 'b'), rec(2, 'c'), rec(3, 'd'), rec(4, 'e'));
+      inbox.failOn = 2;
+      const emitted = [];
+      await assert.rejects(
+        poller.poll((records) => emitted.push(...records.map((r) => r.message)), 2),
+        /connection reset/,
+      );
+      assert.deepEqual(emitted, ['a', 'b']);
+      assert.deepEqual(await poll(poller, 2), ['c', 'd', 'e']);
+      // Also across a restart right after the failure.
+      const store2 = new MemoryPollStore();
+      const inbox2 = new FakeInbox(2);
+      inbox2.add(rec(0, 'a'), rec(1, 'b'), rec(2, 'c'));
+      inbox2.failOn = 2;
+      await assert.rejects(new InboxPoller(inbox2.read, store2).poll(() => undefined, 2));
+      assert.deepEqual(await poll(new InboxPoller(inbox2.read, store2), 2), ['c']);
+    });
+
+    it('the remembered keys stay bounded by the window', async () => {
+      const inbox = new FakeInbox(50);
+      const store = new MemoryPollStore();
+      const poller = new InboxPoller(inbox.read, store, { windowSeconds: 60 });
+      let total = 0;
+      let most = 0;
+      for (let step = 0; step < 100; step++) {
+        // Five records every 10 seconds; about 7 steps' worth fall inside a 60-second window.
+        for (let i = 0; i < 5; i++) inbox.add(rec(step * 10, `s${step} r${i}`));
+        total += (await poll(poller, 50)).length;
+        most = Math.max(most, store.state.seen.length);
+      }
+      assert.equal(total, 500, 'each record emitted once');
+      assert.ok(most <= 7 * 5, `at most the records of the last 60 s are remembered (${most})`);
+    });
+
+    it('records without a usable received_time are still emitted once; their keys are capped by maxSeen', async () => {
+      const inbox = new FakeInbox(100);
+      const store = new MemoryPollStore();
+      const poller = new InboxPoller(inbox.read, store, { maxSeen: 5 });
+      inbox.add(...Array.from({ length: 4 }, (_, i) => rec('', `undated ${i}`)));
+      assert.equal((await poll(poller, 100)).length, 4);
+      assert.deepEqual(await poll(poller, 100), []);
+      assert.equal(store.state.watermark, undefined);
+      inbox.add(...Array.from({ length: 4 }, (_, i) => rec('sometime', `odd ${i}`)));
+      assert.equal((await poll(poller, 100)).length, 4);
+      assert.equal(store.state.seen.length, 5);
+    });
+
+    it('recordKey tells records apart by recipient, sender, time, keyword and message', () => {
+      const base = rec(0, 'HELLO there');
+      assert.equal(recordKey(base), recordKey({ ...base }));
+      for (const change of [{ sender: '1' }, { recipient: '2' }, { received_time: at(1) }, { keyword: 'X' }, { message: 'HELLO there!' }]) {
+        assert.notEqual(recordKey({ ...base, ...change }), recordKey(base), JSON.stringify(change));
+      }
+      assert.equal(recordKey({ ...base, operator: 'op', circle: 'c' }), recordKey(base), 'operator and circle do not count');
+    });
+  });
+
+  describe('kaleyra-inbox with a poll interval (simulator)', () => {
+    this.timeout(40000);
+    let out;
+    let polls; // statuses "polled: N new" so far
+    const failures = [];
+
+    const flow = () => [
+      { id: 'f1', type: 'tab', label: 'poll' },
+      { id: 'cfg', type: 'kaleyra-config', name: 'sim', simulator: true, timeout: 5 },
+      { id: 'n1', type: 'kaleyra-inbox', z: 'f1', account: 'cfg', pollInterval: 1, wires: [['out']] },
+      { id: 'out', type: 'helper', z: 'f1' },
+      { id: 'c1', type: 'catch', z: 'f1', scope: null, uncaught: false, wires: [['caught']] },
+      { id: 'caught', type: 'helper', z: 'f1' },
+    ];
+
+    // What n1 sends is seen through the runtime's onSend hook, so nothing sent while a redeploy is
+    // starting the new nodes (before a test could attach listeners to them) can be missed.
+    before(() => {
+      hooks.add('onSend.inboxPollTest', (events) => {
+        for (const e of events) if (e.source && e.source.id === 'n1') out.push(e.msg);
+      });
+    });
+    after(() => hooks.remove('*.inboxPollTest'));
+
+    /** Counts the node's completed polls (its "polled: N new" statuses) and fails on a Catch. */
+    function watch() {
+      const node = helper.getNode('n1');
+      const status = node.status.bind(node);
+      node.status = (s) => {
+        if (/^polled: /.test(s.text)) polls.push(s.text);
+        status(s);
+      };
+      helper.getNode('caught').on('input', (m) => failures.push(m.error));
+    }
+    /** Waits for `n` more completed polls. */
+    const morePolls = (n) => {
+      const target = polls.length + n;
+      return until(() => polls.length >= target, `${n} more polls`, 15000);
+    };
+
+    after(() => helper.unload());
+    afterEach(() => assert.deepEqual(failures, [], 'no poll failed'));
+
+    it('emits each injected SMS once across polls, and nothing twice after a redeploy', async () => {
+      out = [];
+      polls = [];
+      await helper.load([catchNode, NODE_MODULES['kaleyra-config'], NODE_MODULES['kaleyra-inbox']], flow(), {});
+      watch();
+      await until(() => runningSimulator(), 'the simulator');
+      const sim = runningSimulator();
+      sim.clear();
+      const inject = (from, message) => sim.injectSms({ from, message });
+
+      inject('919812345678', 'PIZZA one');
+      inject('919812345679', 'PIZZA two');
+      inject('919812345670', 'HELLO three');
+      await until(() => out.length >= 3, 'three records');
+      await morePolls(2);
+      assert.deepEqual(
+        out.map((m) => m.payload.message),
+        ['PIZZA one', 'PIZZA two', 'HELLO three'],
+      );
+      for (const m of out) {
+        assert.equal(m.topic, 'kaleyra/inbox');
+        assert.equal(typeof m.payload.received_time, 'string');
+        assert.ok(!Array.isArray(m.payload), 'one msg per record');
+      }
+
+      inject('919812345678', 'PIZZA four');
+      await until(() => out.length >= 4, 'the fourth record');
+      await morePolls(2);
+      assert.equal(out.length, 4);
+      assert.equal(out[3].payload.sender, '919812345678');
+
+      // A full redeploy with the same node ids. The runtime deletes a stopped node's memory context
+      // (Node.close → context.delete; the helper's context is memory only), so the poll state comes back
+      // from what the node's store carries over a redeploy. The shared simulator outlives the redeploy.
+      await helper.setFlows(flow(), 'full', {});
+      assert.equal(runningSimulator(), sim, 'the same simulator, inbox intact');
+      watch();
+      await morePolls(2);
+      assert.equal(out.length, 4, 'nothing emitted again after the redeploy');
+      inject('919812345671', 'HELLO five');
+      await until(() => out.length >= 5, 'the record injected after the redeploy');
+      await morePolls(2);
+      assert.deepEqual(
+        out.map((m) => m.payload.message),
+        ['PIZZA one', 'PIZZA two', 'HELLO three', 'PIZZA four', 'HELLO five'],
+      );
+
+      // A node removed from the flows forgets its state: added back later, it starts from scratch.
+      await helper.setFlows(
+        flow().filter((n) => n.id !== 'n1'),
+        'full',
+        {},
+      );
+      out.length = 0;
+      await helper.setFlows(flow(), 'full', {});
+      watch();
+      await until(() => out.length >= 5, 'every record again');
+      await morePolls(1);
+      assert.equal(out.length, 5);
+    });
+  });
+});
