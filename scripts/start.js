@@ -14,10 +14,13 @@ const port = Number(process.env.PORT) || 1880;
 const userDir = path.resolve(process.env.KALEYRA_DATA_DIR || path.join(root, '.node-red-data'));
 const credentialSecret = 'kaleyra-demo-only';
 
-// This package, as Node-RED finds installed packages: userDir/node_modules/<name>.
+// This package, as Node-RED finds installed packages: userDir/node_modules/<name>. A link left by another
+// checkout (or dangling, the checkout moved) is pointed at this one; an installed copy is left alone.
 const link = path.join(userDir, 'node_modules', ...pkg.name.split('/'));
 fs.mkdirSync(path.dirname(link), { recursive: true });
-if (!fs.existsSync(link)) fs.symlinkSync(root, link, 'dir');
+const stat = fs.lstatSync(link, { throwIfNoEntry: false });
+if (stat?.isSymbolicLink() && path.resolve(path.dirname(link), fs.readlinkSync(link)) !== root) fs.unlinkSync(link);
+if (!fs.lstatSync(link, { throwIfNoEntry: false })) fs.symlinkSync(root, link, 'junction');
 
 // The demo flow, written only when there is no flow yet, so edits survive a restart.
 const flowFile = path.join(userDir, 'flows.json');
