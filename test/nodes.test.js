@@ -52,7 +52,7 @@ describe('action nodes in the Node-RED runtime', function () {
       assert.equal(req.fields.api_key, KEY);
       assert.deepEqual(JSON.parse(req.fields.body), { type: 'text', text: { message: 'hello' }, to: '919812345678' });
       assert.deepEqual(t.statuses[0], { fill: 'blue', shape: 'dot', text: 'requesting (1)' });
-      assert.deepEqual(t.statuses.at(-1), { fill: 'green', shape: 'dot', text: 'sent to 1' });
+      assert.deepEqual(await t.finalStatus(), { fill: 'green', shape: 'dot', text: 'sent to 1' });
       assertNoKey(t);
     });
 
@@ -86,7 +86,7 @@ describe('action nodes in the Node-RED runtime', function () {
       assert.match(error.error.message, /\bto\b/);
       assert.equal(error.keep, 1, 'the msg reaches Catch with its properties');
       assert.equal(server.requests.length, 0);
-      assert.deepEqual(t.statuses.at(-1), { fill: 'red', shape: 'ring', text: 'INVALID_INPUT' });
+      assert.deepEqual(await t.finalStatus(), { fill: 'red', shape: 'ring', text: 'INVALID_INPUT' });
       assertNoKey(t);
     });
 
@@ -157,7 +157,7 @@ describe('action nodes in the Node-RED runtime', function () {
       assert.equal(q.keyword, 'HELLO');
       assert.equal(q.limit, '10');
       assert.equal(q.page, '2');
-      assert.equal(t.statuses.at(-1).text, '1 record');
+      assert.equal((await t.finalStatus()).text, '1 record');
       assertNoKey(t);
     });
 
@@ -185,7 +185,7 @@ describe('action nodes in the Node-RED runtime', function () {
       assert.equal(server.last.path, '/obd/api/v1/');
       assert.equal(server.last.query.method, 'voice.status');
       assert.equal(server.last.query.id, '123.45-1');
-      assert.equal(t.statuses.at(-1).text, 'COMPLETED');
+      assert.equal((await t.finalStatus()).text, 'COMPLETED');
     });
 
     it('groupStatus and an object payload with mobile', async () => {
@@ -227,7 +227,7 @@ describe('action nodes in the Node-RED runtime', function () {
       assert.equal(q.retry, '1', 'the node setting wins over payload.retry');
       assert.equal(q.custom, 'order42');
       assert.equal(q.return, '1');
-      assert.equal(t.statuses.at(-1).text, 'call c2c_42');
+      assert.equal((await t.finalStatus()).text, 'call c2c_42');
     });
 
     it('a missing receiver is E423 before sending', async () => {

@@ -45,6 +45,7 @@ export interface SetupApi {
 
 /** Longest wait on close for requests in flight before they are cancelled. */
 const CLOSE_GRACE_MS = 5_000;
+const STATUS_INTERVAL_MS = 250;
 
 export function registerAction<T>(RED: RED, type: string, spec: ActionSpec<T>): void {
   function ActionNode(this: Node, config: Record<string, unknown>) {
@@ -59,9 +60,25 @@ export function registerAction<T>(RED: RED, type: string, spec: ActionSpec<T>): 
     let closing = false;
     let onIdle: (() => void) | undefined;
     let lastStatus: Parameters<Node['status']>[0] = {};
+    let client: KaleyraClient | undefined;
+    let statusTimer: NodeJS.Timeout | undefined;
+    let statusAt = 0;
 
+    // At most a few status updates a second: under load every message would otherwise send one to the editor.
     const showStatus = () => {
-      node.status(inFlight.size > 0 ? { fill: 'blue', shape: 'dot', text: `requesting (${inFlight.size})` } : lastStatus);
+      if (statusTimer) return;
+      const wait = statusAt + STATUS_INTERVAL_MS - Date.now();
+      if (wait > 0) {
+        statusTimer = setTimeout(() => {
+          statusTimer = undefined;
+          showStatus();
+        }, wait);
+        return;
+      }
+      statusAt = Date.now();
+      const queued = client?.flow.queued ?? 0;
+      const busy = `requesting (${inFlight.size})${queued > 0 ? `, ${queued} queued for the account` : ''}`;
+      node.status(inFlight.size > 0 ? { fill: 'blue', shape: 'dot', text: busy } : lastStatus);
     };
 
     node.on('input', (msg, send, done) => {
@@ -69,19 +86,17 @@ export function registerAction<T>(RED: RED, type: string, spec: ActionSpec<T>): 
       inFlight.add(controller);
       showStatus();
       handle(msg, controller.signal)
-        .then(
-          (result) => {
-            msg.payload = result.payload;
-            msg.kaleyra = result.envelope;
-            lastStatus = { fill: 'green', shape: 'dot', text: spec.summary(result.payload) };
-            send(msg);
-            return undefined;
-          },
-          (err: Error & { code?: string }) => {
-            lastStatus = { fill: 'red', shape: 'ring', text: err.code ?? 'error' };
-            return err;
-          },
-        )
+        .then((result) => {
+          msg.payload = result.payload;
+          msg.kaleyra = result.envelope;
+          lastStatus = { fill: 'green', shape: 'dot', text: spec.summary(result.payload) };
+          send(msg);
+          return undefined;
+        })
+        .catch((err: Error & { code?: string }) => {
+          lastStatus = { fill: 'red', shape: 'ring', text: err.code ?? 'error' };
+          return err;
+        })
         .then((err) => {
           inFlight.delete(controller);
           showStatus();
@@ -93,7 +108,7 @@ export function registerAction<T>(RED: RED, type: string, spec: ActionSpec<T>): 
     async function handle(msg: NodeMessage, signal: AbortSignal): Promise<Result<T>> {
       if (closing) throw new TransportError(Codes.CLOSED, 'the node is closing; the message was not sent', { notSent: true });
       if (!account) throw new InputError('account', 'no kaleyra-config node is selected');
-      const client = await account.getClient();
+      client = await account.getClient();
       return spec.run({ client, account, settings: await evaluateAll(msg), msg, signal, config });
     }
 
@@ -108,6 +123,7 @@ export function registerAction<T>(RED: RED, type: string, spec: ActionSpec<T>): 
       closing = true;
       const finish = () => {
         clearTimeout(timer);
+        clearTimeout(statusTimer);
         node.status({});
         done();
       };

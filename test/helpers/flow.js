@@ -67,7 +67,17 @@ async function loadNode(type, props, { config = {}, apiKey = 'TEST-KEY-012345678
   function settled() {
     return { output: outputs[outputs.length - 1], error: errors[errors.length - 1], outputs, errors };
   }
-  return { node, run, statuses, outputs, errors, helper };
+  /** The status shown once the node is idle (status updates are throttled, the last one trails). */
+  async function finalStatus(timeout = 3000) {
+    const deadline = Date.now() + timeout;
+    while (Date.now() < deadline) {
+      const last = statuses[statuses.length - 1];
+      if (last && last.fill !== 'blue') return last;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    return statuses[statuses.length - 1];
+  }
+  return { node, run, statuses, outputs, errors, helper, finalStatus };
 }
 
 /** Everything the runtime logged during the test, as one string. */
