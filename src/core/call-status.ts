@@ -2,8 +2,8 @@
 // Validates the call id before anything is sent, GETs `{obd_url}/api/v1/`, and turns whatever shape
 // `data` comes back in (index-keyed, a list, one record, XML `voice` elements) into an array of records.
 import { InputError } from './errors';
-import { asList, isRecord, type Envelope } from './decode';
-import { perform, type Call, type CallContext, type Result } from './context';
+import { asList, isRecord, recordOf, type Envelope } from './decode';
+import { formatParam, perform, type Call, type CallContext, type Result } from './context';
 import * as v from './validate';
 
 // ---- Spec 4.3: parameters ----
@@ -57,12 +57,6 @@ function mobile(value: unknown): string | undefined {
   return m;
 }
 
-/** Spec 4.3 `format`: the default is plain text, so one is always sent unless plain text is wanted. */
-function formatParam(format: CallContext['format']): string | undefined {
-  if (format === 'text') return undefined;
-  return format === 'xml' ? 'XML' : format === 'php' ? 'PHP' : 'JSON';
-}
-
 // ---- Spec 2.4: the call status record ----
 
 export const CALL_STATUS_FIELDS = ['id', 'mobile', 'status', 'senttime'] as const;
@@ -84,22 +78,9 @@ export function normaliseCallStatus(envelope: Envelope): CallStatusRecord[] {
   return asList(rows)
     .flatMap((row) => (isRecord(row.voice) || Array.isArray(row.voice) ? asList(row.voice) : [row]))
     .filter((row) => Object.keys(row).length > 0)
-    .map(record);
+    .map((raw) => recordOf(raw, CALL_STATUS_FIELDS));
 }
 
-function record(raw: Record<string, unknown>): CallStatusRecord {
-  const out: Record<string, unknown> = {};
-  for (const f of CALL_STATUS_FIELDS) out[f] = fieldText(raw[f]);
-  for (const [k, val] of Object.entries(raw)) if (!(k in out) && k !== '__proto__') out[k] = val;
-  return out as CallStatusRecord;
-}
-
-function fieldText(value: unknown): string {
-  if (value == null) return '';
-  if (typeof value === 'string') return value;
-  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  return JSON.stringify(value);
-}
 
 // ---- Spec 4.3: the request ----
 
@@ -109,7 +90,7 @@ function fieldText(value: unknown): string {
  */
 export function callStatusCall(input: unknown, method?: unknown, format?: CallContext['format']): Call<CallStatusRecord[]> {
   const { method: m, ...rest } = callStatusParams(input, method);
-  return { kind: 'read', method: 'GET', path: '/api/v1/', params: { method: m, format: formatParam(format), ...rest }, success: '200', normalise: normaliseCallStatus };
+  return { kind: 'read', method: 'GET', path: '/api/v1/', params: { method: m, format: formatParam(format, ['json', 'xml', 'php', 'text']), ...rest }, success: '200', normalise: normaliseCallStatus };
 }
 
 /** Checks the status of an outbound call (spec 4.3), one attempt. */

@@ -3,7 +3,7 @@
 // `{voice_url}/v1/?method=dial.click2call`, and returns the call id.
 import { Codes, InputError, TransportError } from './errors';
 import { asList, type Envelope } from './decode';
-import { perform, type Call, type CallContext, type Result } from './context';
+import { formatParam, perform, type Call, type CallContext, type Result } from './context';
 import * as v from './validate';
 
 // ---- Spec 4.4: parameters ----
@@ -129,12 +129,6 @@ function str(n: number | undefined): string | undefined {
   return n === undefined ? undefined : String(n);
 }
 
-/** Spec 4.4 `format`: the default is plain text; JSON or XML. PHP is not offered here, so it asks for JSON. */
-function formatParam(format: CallContext['format']): string | undefined {
-  if (format === 'text') return undefined;
-  return format === 'xml' ? 'XML' : 'JSON';
-}
-
 // ---- Spec 2.5: the response ----
 
 /** The started call. */
@@ -163,7 +157,7 @@ export function callIdOf(envelope: Envelope): string | undefined {
  */
 export function clickToCallCall(input: unknown, format?: CallContext['format']): Call<ClickToCallResult> {
   const { method, ...rest } = clickToCallParams(input);
-  return { kind: 'send', method: 'GET', path: '/v1/', params: { method, format: formatParam(format), ...rest }, success: '200', normalise: callResult };
+  return { kind: 'send', method: 'GET', path: '/v1/', params: { method, format: formatParam(format, ['json', 'xml', 'text']), ...rest }, success: '200', normalise: callResult };
 }
 
 function callResult(envelope: Envelope): ClickToCallResult {

@@ -14,6 +14,15 @@ export interface CallContext {
   signal?: AbortSignal;
 }
 
+/**
+ * The `format` parameter for the format asked for, among those an interface offers. Plain text is
+ * the voice APIs' default, so asking for it means sending none; a format not offered asks for JSON.
+ */
+export function formatParam(format: CallContext['format'], offered: ReadonlyArray<NonNullable<CallContext['format']>>): string | undefined {
+  if (!format || !offered.includes(format)) return 'JSON';
+  return format === 'text' ? undefined : format.toUpperCase();
+}
+
 /** The normalised answer of a call, with the whole decoded envelope beside it. */
 export interface Result<T> {
   payload: T;

@@ -48,6 +48,8 @@ function fromXml(text: string): unknown {
   return typeof root === 'object' && root !== null ? root : {};
 }
 
+const MAX_TEXT_DEPTH = 64;
+
 // The voice APIs answer in plain text when no format is given. Our reading: `key: value` or
 // `key=value` lines (or one `&`-joined line), dotted keys for nesting (data.id, data.0.status).
 function fromText(text: string): unknown {
@@ -65,6 +67,9 @@ function fromText(text: string): unknown {
   const out: Record<string, unknown> = {};
   for (const [path, value] of pairs) {
     const keys = path.split('.');
+    // Bounded like the PHP and XML readers: a key of thousands of dots would build an object so deep
+    // that the normalisers' JSON.stringify (and Node-RED's message cloning) overflow the stack.
+    if (keys.length > MAX_TEXT_DEPTH) throw new SyntaxError('plain-text key nested too deeply');
     if (keys.includes('__proto__')) continue;
     let node = out;
     for (const key of keys.slice(0, -1)) {
@@ -144,4 +149,20 @@ export function asList(value: unknown): Record<string, unknown>[] {
 
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A record with every named field as a string ('' when missing); every other field is kept as it came. */
+export function recordOf<F extends string>(raw: Record<string, unknown>, fields: readonly F[]): { [K in F]: string } & { [field: string]: unknown } {
+  const out: Record<string, unknown> = {};
+  for (const f of fields) out[f] = fieldText(raw[f]);
+  for (const [k, val] of Object.entries(raw)) if (!(k in out) && k !== '__proto__') out[k] = val;
+  return out as { [K in F]: string } & { [field: string]: unknown };
+}
+
+// Not String(): it throws on a decoded object whose `toString` key is not a function ({"id":{"toString":1}}).
+function fieldText(value: unknown): string {
+  if (value == null) return '';
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return JSON.stringify(value);
 }

@@ -2,8 +2,8 @@
 // Validates the filters before anything is sent, GETs `{vmn_url}/v1/?method=inbox`, and turns whatever
 // shape `data.rows.inbox` comes back in into an array of records with every spec field.
 import { InputError } from './errors';
-import { asList, isRecord, type Envelope } from './decode';
-import { perform, type Call, type CallContext, type Result } from './context';
+import { asList, isRecord, recordOf, type Envelope } from './decode';
+import { formatParam, perform, type Call, type CallContext, type Result } from './context';
 import * as v from './validate';
 
 // ---- Spec 4.2: parameters ----
@@ -101,11 +101,6 @@ function str(n: number | undefined): string | undefined {
   return n === undefined ? undefined : String(n);
 }
 
-/** Spec 4.2 `format`: JSON, PHP or XML. The inbox has no plain-text form, so 'text' asks for JSON. */
-function formatParam(format: CallContext['format']): string {
-  return format === 'xml' ? 'XML' : format === 'php' ? 'PHP' : 'JSON';
-}
-
 // ---- Spec 2.3: the inbox record ----
 
 export const INBOX_FIELDS = ['recipient', 'keyword', 'sender', 'message', 'operator', 'circle', 'response', 'received_time'] as const;
@@ -123,34 +118,21 @@ export function normaliseInbox(envelope: Envelope): InboxRecord[] {
   const data = envelope.data;
   if (!isRecord(data)) return [];
   const rows = data.rows;
-  if (isRecord(rows) && 'inbox' in rows) return asList(rows.inbox).filter((r) => Object.keys(r).length > 0).map(record);
-  return asList(rows).flatMap((row) => ('inbox' in row ? asList(row.inbox) : [row])).filter(looksLikeRecord).map(record);
+  if (isRecord(rows) && 'inbox' in rows) return asList(rows.inbox).filter((r) => Object.keys(r).length > 0).map((raw) => recordOf(raw, INBOX_FIELDS));
+  return asList(rows).flatMap((row) => ('inbox' in row ? asList(row.inbox) : [row])).filter(looksLikeRecord).map((raw) => recordOf(raw, INBOX_FIELDS));
 }
 
 function looksLikeRecord(row: Record<string, unknown>): boolean {
   return INBOX_FIELDS.some((f) => f in row);
 }
 
-function record(raw: Record<string, unknown>): InboxRecord {
-  const out: Record<string, unknown> = {};
-  for (const f of INBOX_FIELDS) out[f] = fieldText(raw[f]);
-  for (const [k, val] of Object.entries(raw)) if (!(k in out) && k !== '__proto__') out[k] = val;
-  return out as InboxRecord;
-}
-
-function fieldText(value: unknown): string {
-  if (value == null) return '';
-  if (typeof value === 'string') return value;
-  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  return JSON.stringify(value);
-}
 
 // ---- Spec 4.2: the request ----
 
 /** Spec 4.2: the validated request; success is status "200" (spec 7); the payload is the list of records. */
 export function inboxCall(q: unknown, format?: CallContext['format']): Call<InboxRecord[]> {
   const { method, ...filters } = inboxParams(q);
-  return { kind: 'read', method: 'GET', path: '/v1/', params: { method, format: formatParam(format), ...filters }, success: '200', normalise: normaliseInbox };
+  return { kind: 'read', method: 'GET', path: '/v1/', params: { method, format: formatParam(format, ['json', 'php', 'xml']), ...filters }, success: '200', normalise: normaliseInbox };
 }
 
 /** Reads the VMN inbox (spec 4.2), one attempt. */

@@ -5,7 +5,7 @@ import { createReadStream } from 'node:fs';
 import { basename, extname } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { InputError } from './errors';
-import { asList, isRecord, type Envelope } from './decode';
+import { asList, isRecord, recordOf, type Envelope } from './decode';
 import { perform, type Call, type CallContext, type Result } from './context';
 import type { FilePart } from './transport';
 import * as v from './validate';
@@ -302,7 +302,7 @@ export function normaliseSubmission(envelope: Envelope): SentMessage[] {
     const keys = Object.keys(data);
     if (keys.length === 1 && (isRecord(data[keys[0]!]) || Array.isArray(data[keys[0]!])) && !('id' in data)) data = data[keys[0]!];
   }
-  return asList(data).map((entry) => ({ ...entry, id: String(entry.id ?? ''), mobile: String(entry.mobile ?? '') }));
+  return asList(data).map((entry) => recordOf(entry, ['id', 'mobile'] as const));
 }
 
 /** Spec 4.1: the validated request (a multipart POST); the payload is one entry per recipient. */
