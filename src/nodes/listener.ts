@@ -149,7 +149,7 @@ export function listen(RED: RED, node: ListenerNode, config: Record<string, unkn
   };
 
   const middleware = RED.settings.httpNodeMiddleware;
-  const chain: Handler[] = typeof middleware === 'function' ? [middleware as Handler] : Array.isArray(middleware) ? (middleware as Handler[]) : [];
+  const chain: Handler[] = typeof middleware === 'function' ? [middleware as Handler] : Array.isArray(middleware) ? [...(middleware as Handler[])] : [];
   const cors = RED.settings.httpNodeCors as { origin?: unknown } | undefined;
   if (cors) {
     chain.push((_req, res, next) => {
