@@ -126,6 +126,9 @@ export class Transport {
       return text;
     } catch (err) {
       body?.destroy();
+      // form-data does not close its parts when the upload is cut off: a half-read stream (and its file
+      // descriptor) would stay open until the process ends. It cannot be sent again anyway.
+      for (const f of req.files ?? []) if (!Buffer.isBuffer(f.value)) f.value.destroy();
       throw redactError(toTransportError(err, where, signal, timeout), req.apiKey);
     }
   }
@@ -180,7 +183,8 @@ function parseRetryAfter(header: string | string[] | undefined): number | undefi
 function toTransportError(err: unknown, where: string, signal: AbortSignal, timeout: AbortSignal): KaleyraError {
   if (err instanceof KaleyraError) return err;
   const e = err as { code?: string; name?: string; message?: string; cause?: { code?: string } };
-  const code = e.code ?? e.cause?.code ?? '';
+  // Only string codes: an AbortSignal.timeout() reason is a DOMException whose numeric code (23) would read as seconds.
+  const code = [e.code, e.cause?.code].find((c): c is string => typeof c === 'string') ?? '';
   if (timeout.aborted || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
     return new TransportError(Codes.TIMEOUT, `${where}: no answer in time (${code || 'timeout'})`, { notSent: NOT_SENT.has(code) });
   }

@@ -139,10 +139,16 @@ export function registerAction<T>(RED: RED, type: string, spec: ActionSpec<T>): 
 
 function evaluate(RED: RED, node: Node, s: { name: string; value: string; type: string }, msg: NodeMessage): Promise<unknown> {
   return new Promise((resolve, reject) => {
-    RED.util.evaluateNodeProperty(s.value, s.type, node, msg, (err, result) => {
-      if (err) reject(new InputError(s.name, `could not be evaluated as ${s.type}: ${err.message}`));
-      else resolve(result === '' ? undefined : result);
-    });
+    const failed = (err: Error) => reject(new InputError(s.name, `could not be evaluated as ${s.type}: ${err.message}`));
+    try {
+      RED.util.evaluateNodeProperty(s.value, s.type, node, msg, (err, result) => {
+        if (err) failed(err);
+        else resolve(result === '' ? undefined : result);
+      });
+    } catch (err) {
+      // Some types fail by throwing, not through the callback (unparsable json, a jsonata syntax error).
+      failed(err as Error);
+    }
   });
 }
 
