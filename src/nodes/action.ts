@@ -59,6 +59,8 @@ export function registerAction<T>(RED: RED, type: string, spec: ActionSpec<T>): 
     const inFlight = new Set<AbortController>();
     let closing = false;
     let onIdle: (() => void) | undefined;
+    /** Outcomes of the messages that ended while the node was stopping, by code ('sent' for outputs). */
+    const endedWhileClosing = new Map<string, number>();
     let lastStatus: Parameters<Node['status']>[0] = {};
     let client: KaleyraClient | undefined;
     let statusTimer: NodeJS.Timeout | undefined;
@@ -100,6 +102,10 @@ export function registerAction<T>(RED: RED, type: string, spec: ActionSpec<T>): 
         .then((err) => {
           inFlight.delete(controller);
           showStatus();
+          if (closing) {
+            const outcome = err ? ((err as { code?: string }).code ?? 'error') : 'sent';
+            endedWhileClosing.set(outcome, (endedWhileClosing.get(outcome) ?? 0) + 1);
+          }
           done(err);
           if (inFlight.size === 0) onIdle?.();
         });
@@ -125,6 +131,11 @@ export function registerAction<T>(RED: RED, type: string, spec: ActionSpec<T>): 
         clearTimeout(timer);
         clearTimeout(statusTimer);
         node.status({});
+        // Node-RED passes on nothing a stopping flow sends, not even to Catch nodes: say what ended here.
+        if (endedWhileClosing.size > 0) {
+          const counts = [...endedWhileClosing].map(([outcome, n]) => `${n} ${outcome}`).join(', ');
+          node.warn(`stopped with messages still in flight or queued; they ended as: ${counts} (a stopping flow does not pass them on)`);
+        }
         done();
       };
       const timer = setTimeout(() => inFlight.forEach((c) => c.abort()), CLOSE_GRACE_MS);
