@@ -1,0 +1,522 @@
+'use strict';
+// The editor of the seven node types in a real browser: Debian's Chromium driven by playwright-core, on
+// the project's own Node-RED (scripts/start.js, here with an empty flow). What a user does: find the nodes
+// in the palette, drag them onto the workspace, open each edit dialog, type invalid values and see them
+// marked, fix them, click Done, deploy; then GET /flows shows what was typed. The config node's API key
+// typed in the browser reaches the runtime (a whatsapp send carries it) but no response the browser gets
+// afterwards contains it. The help sidebar shows each node's help. Screenshots of the palette and of each
+// dialog go to docs/images/ with UPDATE_SCREENSHOTS=1 (README uses them), else to a temporary folder. Skipped (with a message) only when Chromium can neither be found nor
+// installed; see test/helpers/chromium.js.
+const assert = require('node:assert/strict');
+const crypto = require('node:crypto');
+const fs = require('node:fs');
+const path = require('node:path');
+const { ensureChromium, launchChromium } = require('./helpers/chromium');
+const { startNodeRed, EditorPage } = require('./helpers/browser');
+const { readCredentials, ROOT } = require('./helpers/started-node-red');
+const { Recorder } = require('./helpers/recorder');
+const vm = require('node:vm');
+
+const IMAGES = process.env.UPDATE_SCREENSHOTS ? path.join(ROOT, 'docs', 'images') : fs.mkdtempSync(path.join(require('node:os').tmpdir(), 'kaleyra-shots-'));
+const CREDENTIAL_SECRET = 'kaleyra-demo-only'; // scripts/start.js
+const KEY = `browser-key-${crypto.randomBytes(12).toString('hex')}`;
+const PUBLIC_URL = 'https://nodered.example.com';
+
+/** The palette's entries of category "kaleyra" and their labels (the config node is not in the palette). */
+const PALETTE = {
+  'kaleyra-whatsapp': 'whatsapp',
+  'kaleyra-inbox': 'vmn inbox',
+  'kaleyra-call-status': 'call status',
+  'kaleyra-click2call': 'click to call',
+  'kaleyra-callback': 'callback in',
+  'kaleyra-vmn-in': 'vmn in',
+};
+
+/** The first paragraph of a node's help, as text. */
+function helpSummary(type) {
+  const html = fs.readFileSync(path.join(ROOT, 'nodes', 'locales', 'en-US', `${type}.html`), 'utf8');
+  const p = /<p>([\s\S]*?)<\/p>/.exec(html)[1];
+  return p.replace(/<[^>]+>/g, '').replace(/\s+/g, ' ').trim();
+}
+
+// The editor loads the html of a package's node sets in package.json order, but after an install from the
+// palette manager it fetches them in parallel, in any order. Only kaleyra-config.html defines the shared
+// helpers (window.KaleyraEditor); every other file must register its type without them.
+describe('editor html: each file registers without the shared helpers', () => {
+  for (const type of Object.keys(PALETTE)) {
+    it(type, () => {
+      const html = fs.readFileSync(path.join(ROOT, 'nodes', `${type}.html`), 'utf8');
+      const scripts = [...html.matchAll(/<script type="text\/javascript">([\s\S]*?)<\/script>/g)].map((m) => m[1]);
+      const defs = {};
+      const context = vm.createContext({
+        window: {},
+        RED: { nodes: { registerType: (t, def) => (defs[t] = def) } },
+        $: () => assert.fail('jQuery used while loading'),
+      });
+      for (const code of scripts) vm.runInContext(code, context);
+      assert.deepEqual(Object.keys(defs), [type]);
+      const _ = (key) => `[${key}]`;
+      assert.equal(defs[type].paletteLabel.call({ _ }), `[${type}.paletteLabel]`);
+      assert.equal(defs[type].label.call({ _, name: 'n' }), 'n');
+      assert.ok(html.includes(`RED.nodes.registerType('${type}'`));
+    });
+  }
+});
+
+describe('editor in Chromium', function () {
+  this.timeout(120000);
+  let nr;
+  let browser;
+  let editor;
+  let recorder;
+  const ids = {};
+
+  before(async function () {
+    this.timeout(20 * 60 * 1000); // a first run on a fresh machine installs Chromium
+    const found = await ensureChromium();
+    if (found.skip) {
+      console.log(`      (skipped: ${found.skip})`);
+      this.skip();
+    }
+    const { chromium } = require('playwright-core');
+    recorder = new Recorder();
+    await recorder.start();
+    [nr, browser] = await Promise.all([startNodeRed({ flows: [] }), launchChromium(chromium, found)]);
+    const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    editor = new EditorPage(page, nr.url);
+    await editor.open('kaleyra-vmn-in');
+    fs.mkdirSync(IMAGES, { recursive: true });
+  });
+
+  after(async function () {
+    this.timeout(60000);
+    await browser?.close();
+    if (nr) {
+      try {
+        await nr.stop();
+      } catch {
+        nr.kill();
+      }
+      fs.rmSync(nr.userDir, { recursive: true, force: true });
+    }
+    await recorder?.stop();
+  });
+
+  // After a failed test, close the dialogs it left open, so that the next one starts from the workspace.
+  afterEach(async function () {
+    if (this.currentTest.state !== 'failed' || !editor) return;
+    await editor.evaluate(() => {
+      while (RED.editor.getEditStack().length) {
+        const before = RED.editor.getEditStack().length;
+        $('.red-ui-tray').last().find('#node-config-dialog-cancel, #node-dialog-cancel').first().trigger('click');
+        if (RED.editor.getEditStack().length === before) break;
+      }
+    });
+    await editor.page.waitForTimeout(500);
+  });
+
+  /** Neither a console error nor an uncaught exception in the page so far. */
+  function noErrors() {
+    assert.deepEqual(editor.errors, [], 'no console errors');
+  }
+
+  /** Types a value, checks it is marked invalid, types the fixed value, checks the mark is gone. */
+  async function invalidThenFixed(selector, bad, good) {
+    await editor.type(selector, bad);
+    assert.equal(await editor.marked(selector), true, `${selector} = ${JSON.stringify(bad)} is marked invalid`);
+    await editor.type(selector, good);
+    assert.equal(await editor.marked(selector), false, `${selector} = ${JSON.stringify(good)} is valid`);
+  }
+
+  async function screenshot(type) {
+    await editor.evaluate(() => document.activeElement?.blur());
+    await editor.tray().screenshot({ path: path.join(IMAGES, `${type}-dialog.png`) });
+  }
+
+  it('the palette lists the six flow nodes under "kaleyra" with their labels, colour and icons', async () => {
+    const entries = await editor.evaluate(() =>
+      $('#red-ui-palette-container-kaleyra .red-ui-palette-node')
+        .map((i, el) => ({
+          type: el.getAttribute('data-palette-type'),
+          label: $(el).find('.red-ui-palette-label').text().replace(/\s+/g, ' ').trim(),
+          colour: getComputedStyle(el).backgroundColor,
+          icon: $(el).find('.red-ui-palette-icon').css('background-image'),
+        }))
+        .get(),
+    );
+    assert.deepEqual(Object.fromEntries(entries.map((e) => [e.type, e.label])), PALETTE);
+    for (const e of entries) {
+      assert.equal(e.colour, 'rgb(192, 222, 237)', `${e.type} colour`);
+      assert.match(e.icon, new RegExp(`${e.type}\\.svg`), `${e.type} icon`);
+    }
+    const header = await editor.evaluate(() => $('#red-ui-palette-header-kaleyra').text().trim());
+    assert.equal(header, 'kaleyra');
+    // The seventh type is the account: a config node, listed in the Configuration nodes sidebar instead.
+    assert.equal(await editor.evaluate(() => RED.nodes.getType('kaleyra-config').category), 'config');
+
+    const category = editor.page.locator('#red-ui-palette-container-kaleyra');
+    await category.scrollIntoViewIfNeeded();
+    await category.screenshot({ path: path.join(IMAGES, 'palette.png') });
+    noErrors();
+  });
+
+  it('kaleyra-config: added from a dialog; URLs, numbers and the key are checked; the key is a password field', async () => {
+    ids.whatsapp = await editor.dragFromPalette('kaleyra-whatsapp', 160, 80);
+    await editor.openDialog(ids.whatsapp);
+    await editor.page.locator('#node-input-btn-account-add').click();
+    await editor.waitForTray(2);
+
+    assert.equal(await editor.page.locator('#node-config-input-apiKey').getAttribute('type'), 'password');
+    assert.equal(await editor.marked('#node-config-input-apiKey'), true, 'the key is required without the simulator');
+    await editor.type('#node-config-input-name', 'acme');
+    await invalidThenFixed('#node-config-input-messagingUrl', 'ftp://x', 'https://global.kaleyra.com');
+    await invalidThenFixed('#node-config-input-vmnUrl', 'not a url', 'https://vmn.example.com');
+    await invalidThenFixed('#node-config-input-obdUrl', 'http//obd', 'https://obd.kaleyra.com');
+    await invalidThenFixed('#node-config-input-publicUrl', 'nodered.example.com', PUBLIC_URL);
+    await invalidThenFixed('#node-config-input-timeout', '0', '10');
+    await invalidThenFixed('#node-config-input-retries', '11', '1');
+    await invalidThenFixed('#node-config-input-concurrency', 'many', '4');
+    await invalidThenFixed('#node-config-input-rateLimit', '-1', '2.5');
+    await invalidThenFixed('#node-config-input-queueSize', '0', '50');
+    await editor.type('#node-config-input-apiKey', KEY);
+    assert.equal(await editor.marked('#node-config-input-apiKey'), false);
+
+    // The simulator needs neither key nor service URLs: their rows are hidden while it is on.
+    await editor.page.locator('#node-config-input-simulator').check();
+    assert.equal(await editor.page.locator('#node-config-input-messagingUrl').isVisible(), false);
+    assert.equal(await editor.page.locator('#node-config-input-apiKey').isVisible(), false);
+    assert.equal(await editor.page.locator('.kaleyra-config-simulator-tip').isVisible(), true);
+    await editor.page.locator('#node-config-input-simulator').uncheck();
+    assert.equal(await editor.page.locator('#node-config-input-apiKey').isVisible(), true);
+
+    await screenshot('kaleyra-config');
+    // For the rest of the tests the account's services are the local recorder.
+    for (const prop of ['messagingUrl', 'vmnUrl', 'obdUrl', 'voiceUrl']) await editor.type(`#node-config-input-${prop}`, recorder.url);
+    await editor.done();
+    ids.config = await editor.page.locator('#node-input-account').inputValue();
+    assert.equal(await editor.evaluate((id) => RED.nodes.node(id)?.type, ids.config), 'kaleyra-config');
+    assert.equal(await editor.page.locator('#node-input-account option:checked').textContent(), 'acme');
+    await editor.done();
+    noErrors();
+  });
+
+  it('kaleyra-whatsapp: numbers and the callback URL are checked; literal checks follow the TypedInput type', async () => {
+    await editor.openDialog(ids.whatsapp);
+    assert.equal(await editor.page.locator('#node-input-account').inputValue(), ids.config);
+    await editor.type('#node-input-from', 'abc');
+    assert.equal(await editor.marked('#node-input-from'), true, 'a "from" with letters is marked');
+    // The same text as a msg property is valid: only literal values are checked.
+    await editor.chooseType('from', 'msg');
+    assert.equal(await editor.marked('#node-input-from'), false, 'msg.abc is a valid property');
+    await editor.chooseType('from', 'str');
+    assert.equal(await editor.marked('#node-input-from'), true);
+    await editor.type('#node-input-from', '+919800000001');
+    assert.equal(await editor.marked('#node-input-from'), false);
+    await invalidThenFixed('#node-input-to', '919800000002, 12', '919800000002,919800000003');
+    await invalidThenFixed('#node-input-callback', 'ftp://x', 'https://example.com/status');
+    await editor.type('#node-input-name', 'send');
+    // Report to: none, so the Callback row shows.
+    assert.equal(await editor.page.locator('.kaleyra-whatsapp-callback-row').isVisible(), true);
+    await screenshot('kaleyra-whatsapp');
+    await editor.done();
+    assert.equal(await editor.valid(ids.whatsapp), true);
+    noErrors();
+  });
+
+  it('kaleyra-inbox: filters, paging and polling are checked; Page is hidden while polling', async () => {
+    ids.inbox = await editor.dragFromPalette('kaleyra-inbox', 160, 160);
+    await editor.openDialog(ids.inbox);
+    if ((await editor.page.locator('#node-input-account').inputValue()) !== ids.config) {
+      await editor.page.locator('#node-input-account').selectOption(ids.config);
+    }
+    await invalidThenFixed('#node-input-number', 'VMN', '919800000000');
+    await editor.type('#node-input-keyword', 'HELLO');
+    await invalidThenFixed('#node-input-mobile', '12', '919812345678');
+    await editor.type('#node-input-fromdate', '2024-05-01 00:00:00');
+    await invalidThenFixed('#node-input-limit', '0', '20');
+    await invalidThenFixed('#node-input-page', '1.5', '2');
+    await invalidThenFixed('#node-input-pollInterval', '90000', '60');
+    assert.equal(await editor.page.locator('.kaleyra-inbox-page-row').isVisible(), false, 'no Page setting while polling');
+    assert.equal(await editor.page.locator('.kaleyra-inbox-poll-tip').isVisible(), true);
+    await editor.type('#node-input-pollInterval', '0');
+    assert.equal(await editor.page.locator('.kaleyra-inbox-page-row').isVisible(), true);
+    await editor.type('#node-input-name', 'inbox');
+    await screenshot('kaleyra-inbox');
+    await editor.done();
+    assert.equal(await editor.valid(ids.inbox), true);
+    noErrors();
+  });
+
+  it('kaleyra-call-status: the call id and the number are checked', async () => {
+    ids.callStatus = await editor.dragFromPalette('kaleyra-call-status', 160, 240);
+    await editor.openDialog(ids.callStatus);
+    if ((await editor.page.locator('#node-input-account').inputValue()) !== ids.config) {
+      await editor.page.locator('#node-input-account').selectOption(ids.config);
+    }
+    await editor.page.locator('#node-input-method').selectOption('voice.groupStatus');
+    await invalidThenFixed('#node-input-callId', 'call 1', 'c-1234');
+    await invalidThenFixed('#node-input-mobile', '+919800000001', '919800000001');
+    await screenshot('kaleyra-call-status');
+    await editor.done();
+    assert.equal(await editor.valid(ids.callStatus), true);
+    noErrors();
+  });
+
+  it('kaleyra-callback: the path is checked; a token is generated; the URLs are shown', async () => {
+    ids.callback = await editor.dragFromPalette('kaleyra-callback', 160, 320);
+    await editor.openDialog(ids.callback);
+    const generated = await editor.page.locator('#node-input-token').inputValue();
+    assert.match(generated, /^[0-9a-f]{32}$/, 'a new node gets a random token');
+    // A token of one's own (and the same screenshot on every run).
+    const token = '0123456789abcdef0123456789abcdef';
+    await editor.type('#node-input-token', token);
+    await invalidThenFixed('#node-input-path', 'kaleyra/events', '/kaleyra/events');
+    await editor.type('#node-input-name', 'events');
+    await editor.page.locator('#kaleyra-callback-base').selectOption(PUBLIC_URL);
+    assert.equal(await editor.page.locator('#kaleyra-callback-url').textContent(), `${PUBLIC_URL}/kaleyra/events?token=${token}`);
+    assert.match(await editor.page.locator('#kaleyra-callback-call-url').textContent(), /&caller=\{caller\}&receiver=\{receiver\}/);
+    await screenshot('kaleyra-callback');
+    await editor.done();
+    assert.equal(await editor.valid(ids.callback), true);
+    noErrors();
+  });
+
+  it('kaleyra-click2call: legs, retry, delay, reference and meta are checked; Report to hides the Callback', async () => {
+    ids.click2call = await editor.dragFromPalette('kaleyra-click2call', 160, 400);
+    await editor.openDialog(ids.click2call);
+    if ((await editor.page.locator('#node-input-account').inputValue()) !== ids.config) {
+      await editor.page.locator('#node-input-account').selectOption(ids.config);
+    }
+    await invalidThenFixed('#node-input-caller', '12345', '9800000001-9800000002');
+    await invalidThenFixed('#node-input-receiver', 'ivr:main^9800000003', '9800000003');
+    await invalidThenFixed('#node-input-callerId', '98', '9800000009');
+    await invalidThenFixed('#node-input-retry', '5', '1');
+    // A msg property is not a literal: not range-checked.
+    await editor.chooseType('retry', 'msg');
+    await editor.type('#node-input-retry', 'payload.retry');
+    assert.equal(await editor.marked('#node-input-retry'), false);
+    await editor.chooseType('retry', 'num');
+    await invalidThenFixed('#node-input-retry', '5', '2');
+    await invalidThenFixed('#node-input-delay', '-1', '30');
+    await invalidThenFixed('#node-input-custom', 'ref-1', 'ref1');
+    await invalidThenFixed('#node-input-meta', '{bad', '{"order":42}');
+    await editor.type('#node-input-name', 'call');
+    assert.equal(await editor.page.locator('.kaleyra-click2call-callback-row').isVisible(), true);
+    await editor.page.locator('#node-input-reportTo').selectOption(ids.callback);
+    assert.equal(await editor.page.locator('.kaleyra-click2call-callback-row').isVisible(), false, 'Report to replaces the Callback');
+    assert.equal(await editor.page.locator('.kaleyra-click2call-report-tip').isVisible(), true);
+    await screenshot('kaleyra-click2call');
+    await editor.done();
+    assert.equal(await editor.valid(ids.click2call), true);
+    noErrors();
+  });
+
+  it('kaleyra-vmn-in: the path is checked; the trigger URL is shown', async () => {
+    ids.vmnIn = await editor.dragFromPalette('kaleyra-vmn-in', 160, 480);
+    await editor.openDialog(ids.vmnIn);
+    await invalidThenFixed('#node-input-path', '/kaleyra//sms', '/kaleyra/sms');
+    await editor.type('#node-input-name', 'sms');
+    const first = await editor.page.locator('#node-input-token').inputValue();
+    assert.match(first, /^[0-9a-f]{32}$/);
+    await editor.page.locator('#kaleyra-vmn-in-regenerate').click();
+    const second = await editor.page.locator('#node-input-token').inputValue();
+    assert.match(second, /^[0-9a-f]{32}$/);
+    assert.notEqual(second, first, 'the regenerate button makes a new token');
+    await editor.type('#node-input-token', 'fedcba9876543210fedcba9876543210');
+    assert.match(await editor.page.locator('#kaleyra-vmn-in-url').textContent(), /\/kaleyra\/sms\?token=fedcba9876543210fedcba9876543210&from=\{from\}/);
+    await screenshot('kaleyra-vmn-in');
+    await editor.done();
+    assert.equal(await editor.valid(ids.vmnIn), true);
+    noErrors();
+  });
+
+  it('deploys; GET /flows holds what was typed in the dialogs', async () => {
+    // An inject node wired to the whatsapp node, to send one message after the deploy.
+    ids.inject = await editor.dragFromPalette('inject', 440, 80);
+    await editor.evaluate((id) => {
+      const n = RED.nodes.node(id);
+      Object.assign(n, { props: [{ p: 'payload' }], payload: 'hello', payloadType: 'str', changed: true });
+      n.dirty = true;
+    }, ids.inject);
+    await editor.wire(ids.inject, ids.whatsapp);
+    const links = await editor.evaluate(([from, to]) => RED.nodes.filterLinks({ source: RED.nodes.node(from), target: RED.nodes.node(to) }).length, [ids.inject, ids.whatsapp]);
+    assert.equal(links, 1, 'inject wired to whatsapp');
+    await editor.deploy();
+    noErrors();
+
+    const flows = await (await nr.fetch('/flows')).json();
+    const byId = new Map(flows.map((n) => [n.id, n]));
+    const pick = (id, keys) => Object.fromEntries(keys.map((k) => [k, byId.get(id)?.[k]]));
+    assert.deepEqual(
+      pick(ids.config, ['type', 'name', 'simulator', 'messagingUrl', 'vmnUrl', 'obdUrl', 'voiceUrl', 'publicUrl', 'timeout', 'retries', 'concurrency', 'rateLimit', 'queueSize']),
+      {
+        type: 'kaleyra-config',
+        name: 'acme',
+        simulator: false,
+        messagingUrl: recorder.url,
+        vmnUrl: recorder.url,
+        obdUrl: recorder.url,
+        voiceUrl: recorder.url,
+        publicUrl: PUBLIC_URL,
+        timeout: '10',
+        retries: '1',
+        concurrency: '4',
+        rateLimit: '2.5',
+        queueSize: '50',
+      },
+    );
+    assert.deepEqual(pick(ids.whatsapp, ['name', 'account', 'from', 'fromType', 'to', 'toType', 'callback', 'callbackType', 'reportTo']), {
+      name: 'send',
+      account: ids.config,
+      from: '+919800000001',
+      fromType: 'str',
+      to: '919800000002,919800000003',
+      toType: 'str',
+      callback: 'https://example.com/status',
+      callbackType: 'str',
+      reportTo: '',
+    });
+    assert.equal(String(byId.get(ids.inbox).pollInterval), '0');
+    assert.deepEqual(pick(ids.inbox, ['name', 'account', 'number', 'keyword', 'mobile', 'fromdate', 'todate', 'limit', 'limitType', 'page', 'pageType']), {
+      name: 'inbox',
+      account: ids.config,
+      number: '919800000000',
+      keyword: 'HELLO',
+      mobile: '919812345678',
+      fromdate: '2024-05-01 00:00:00',
+      todate: '',
+      limit: '20',
+      limitType: 'num',
+      page: '2',
+      pageType: 'num',
+    });
+    assert.deepEqual(pick(ids.callStatus, ['account', 'method', 'callId', 'callIdType', 'mobile']), {
+      account: ids.config,
+      method: 'voice.groupStatus',
+      callId: 'c-1234',
+      callIdType: 'str',
+      mobile: '919800000001',
+    });
+    assert.deepEqual(pick(ids.callback, ['name', 'path', 'credentials']), { name: 'events', path: '/kaleyra/events', credentials: undefined });
+    assert.deepEqual(pick(ids.click2call, ['name', 'caller', 'receiver', 'callerId', 'retry', 'retryType', 'delay', 'delayType', 'custom', 'meta', 'metaType', 'reportTo']), {
+      name: 'call',
+      caller: '9800000001-9800000002',
+      receiver: '9800000003',
+      callerId: '9800000009',
+      retry: '2',
+      retryType: 'num',
+      delay: '30',
+      delayType: 'num',
+      custom: 'ref1',
+      meta: '{"order":42}',
+      metaType: 'json',
+      reportTo: ids.callback,
+    });
+    assert.deepEqual(pick(ids.vmnIn, ['name', 'path']), { name: 'sms', path: '/kaleyra/sms' });
+    // The listeners are up on the paths typed, with the tokens the dialogs generated.
+    const creds = readCredentials(nr.userDir, CREDENTIAL_SECRET);
+    assert.equal(creds[ids.callback].token, '0123456789abcdef0123456789abcdef');
+    assert.equal(creds[ids.vmnIn].token, 'fedcba9876543210fedcba9876543210');
+    const refused = await nr.fetch('/kaleyra/sms?from=919800000001&message=hi&ts=1700000000');
+    assert.equal(refused.status, 403);
+    await refused.text();
+    const accepted = await nr.fetch(`/kaleyra/sms?token=${creds[ids.vmnIn].token}&from=919800000001&message=hi&ts=1700000000`);
+    assert.equal(accepted.status, 200);
+    await accepted.text();
+  });
+
+  it('the key typed in the browser is used by the runtime, but never sent back to the browser', async () => {
+    // Stored (encrypted) with the flow's credentials.
+    assert.equal(readCredentials(nr.userDir, CREDENTIAL_SECRET)[ids.config].apiKey, KEY);
+    assert.ok(!fs.readFileSync(path.join(nr.userDir, 'flows_cred.json'), 'utf8').includes(KEY), 'not in clear on disk');
+    assert.ok(!fs.readFileSync(path.join(nr.userDir, 'flows.json'), 'utf8').includes(KEY));
+
+    // Used: clicking the inject button sends a WhatsApp message to the account's URL with the key.
+    const before = recorder.requests.length;
+    await editor.page.locator(`g.red-ui-flow-node-group[id="${ids.inject}"] .red-ui-flow-node-button rect.red-ui-flow-node-button-button`).click();
+    const started = Date.now();
+    while (recorder.requests.length === before && Date.now() - started < 10000) await new Promise((r) => setTimeout(r, 50));
+    const sent = recorder.requests[before];
+    assert.ok(sent, 'the whatsapp node sent a request to the account URL');
+    assert.equal(sent.fields.api_key ?? sent.query.api_key, KEY);
+
+    // A fresh editor (as after a reload): the dialog shows a placeholder, the browser gets has_apiKey.
+    await editor.settle();
+    const reloadedAt = editor.responses.length;
+    await editor.open('kaleyra-vmn-in');
+    await editor.openDialog(ids.whatsapp);
+    await editor.page.locator('#node-input-btn-account-edit').click();
+    await editor.waitForTray(2);
+    assert.equal(await editor.page.locator('#node-config-input-apiKey').inputValue(), '__PWRD__');
+    assert.equal(await editor.marked('#node-config-input-apiKey'), false, 'a saved key counts as given');
+    const creds = await (await nr.fetch(`/credentials/kaleyra-config/${ids.config}`)).json();
+    assert.deepEqual(creds, { has_apiKey: true });
+    await editor.page.locator('#node-config-dialog-cancel').click();
+    await editor.page.waitForFunction(() => RED.editor.getEditStack().length === 1);
+    await editor.page.locator('#node-dialog-cancel').click();
+    await editor.page.waitForFunction(() => RED.editor.getEditStack().length === 0);
+
+    // Nothing the browser received since the start (pages, scripts, GET /flows, /credentials, /comms) holds it.
+    await editor.settle();
+    const credentialResponses = editor.responses.slice(reloadedAt).filter((r) => r.url.includes(`/credentials/kaleyra-config/${ids.config}`));
+    assert.ok(credentialResponses.length > 0, 'the reloaded dialog asked for the credentials');
+    for (const r of credentialResponses) assert.deepEqual(JSON.parse(r.body), { has_apiKey: true });
+    assert.ok(editor.responses.length > 20, `${editor.responses.length} responses recorded`);
+    const leaks = [...editor.responses.filter((r) => r.body.includes(KEY)).map((r) => r.url), ...editor.frames.filter((f) => f.includes(KEY))];
+    assert.deepEqual(leaks, [], 'the key is in no response and no /comms frame');
+    noErrors();
+  });
+
+  it('the help sidebar shows the help of each node', async () => {
+    const check = async (type, label) => {
+      await editor.page.waitForFunction((l) => $('.red-ui-help-title').text() === l, label);
+      const text = await editor.evaluate(() => $('.red-ui-help-title').parent().find('.red-ui-help p').first().text().replace(/\s+/g, ' ').trim());
+      assert.equal(text, helpSummary(type), `${type} help summary`);
+      const headings = await editor.evaluate(() => $('.red-ui-help-title').parent().find('.red-ui-help h3').map((i, h) => $(h).text().trim()).get());
+      assert.ok(headings.includes('Details'), `${type} help has Details (${headings.join(', ')})`);
+    };
+    await editor.page.locator('#red-ui-tab-help-link-button').click();
+    for (const [type, label] of Object.entries(PALETTE)) {
+      const [id] = await editor.nodeIds(type);
+      await editor.shape(id).click();
+      await check(type, label);
+    }
+    // The config node's help, from its dialog's help button.
+    await editor.openDialog(ids.whatsapp);
+    await editor.page.locator('#node-input-btn-account-edit').click();
+    await editor.waitForTray(2);
+    await editor.tray().locator('.red-ui-tray-footer-left button:has(i.fa-book)').click();
+    await check('kaleyra-config', 'kaleyra account');
+    await editor.page.locator('#node-config-dialog-cancel').click();
+    await editor.page.waitForFunction(() => RED.editor.getEditStack().length === 1);
+    await editor.page.locator('#node-dialog-cancel').click();
+    noErrors();
+  });
+
+  it('the demo flow and every example open in the editor with all their nodes valid', async () => {
+    const files = fs.readdirSync(path.join(ROOT, 'examples')).filter((f) => f.endsWith('.json'));
+    for (const [i, file] of files.entries()) {
+      // Fresh ids (references such as account, reportTo and wires follow), so the files do not clash.
+      let text = fs.readFileSync(path.join(ROOT, 'examples', file), 'utf8');
+      for (const { id } of JSON.parse(text)) text = text.split(JSON.stringify(id)).join(JSON.stringify(`x${i}-${id}`));
+      const flow = JSON.parse(text);
+      const result = await editor.evaluate(([nodes, prefix]) => {
+        RED.nodes.import(nodes, { addFlow: true });
+        const ours = [];
+        // (a callback that returns false ends RED.nodes.eachNode's loop)
+        const collect = (n) => {
+          if (n.id.startsWith(prefix) && n.type.startsWith('kaleyra-')) ours.push(n);
+        };
+        RED.nodes.eachNode(collect);
+        RED.nodes.eachConfig(collect);
+        return {
+          count: ours.length,
+          invalid: ours.filter((n) => !RED.editor.validateNode(n)).map((n) => `${n.type} ${n.name || n.id}: ${JSON.stringify(n.validationErrors)}`),
+        };
+      }, [flow, `x${i}-`]);
+      assert.equal(result.count, flow.filter((n) => n.type.startsWith('kaleyra-')).length, `${file}: imported`);
+      assert.deepEqual(result.invalid, [], `${file}: invalid nodes`);
+    }
+    noErrors();
+  });
+});

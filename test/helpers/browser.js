@@ -1,0 +1,213 @@
+'use strict';
+// The Node-RED editor in a real browser, for test/browser.test.js: a page of Chromium (playwright-core)
+// on the project's own Node-RED (scripts/start.js through StartedNodeRed), with what a user does there:
+// drag a node from the palette, open its edit dialog, type into fields, click Done, deploy. It records
+// the browser console's errors, uncaught page errors, every HTTP response body and every /comms frame the
+// page receives, so a test can say "no console errors" and "this text never reached the browser".
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { StartedNodeRed, freePort } = require('./started-node-red');
+
+/**
+ * Starts scripts/start.js on a free port with a temporary KALEYRA_DATA_DIR. start.js deploys the demo flow
+ * only when the user directory has no flows.json yet, so writing `flows` there first gives a Node-RED
+ * with that flow instead ([] for an empty one).
+ */
+async function startNodeRed({ flows } = {}) {
+  const userDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kaleyra-browser-'));
+  if (flows) fs.writeFileSync(path.join(userDir, 'flows.json'), JSON.stringify(flows));
+  const nr = new StartedNodeRed({ port: await freePort(), userDir });
+  try {
+    await nr.start();
+  } catch (err) {
+    nr.kill();
+    throw err;
+  }
+  return nr;
+}
+
+class EditorPage {
+  constructor(page, url) {
+    this.page = page;
+    page.setDefaultTimeout(15000);
+    this.url = url;
+    /** console.error lines and uncaught exceptions, as text. */
+    this.errors = [];
+    /** { url, status, body } of every response the page received (bodies read asynchronously). */
+    this.responses = [];
+    /** Text of every websocket frame the page received. */
+    this.frames = [];
+    this.pending = new Set();
+    page.on('console', (m) => {
+      if (m.type() === 'error') this.errors.push(`console.error: ${m.text()}`);
+    });
+    page.on('pageerror', (err) => this.errors.push(`page error: ${err.message}`));
+    page.on('response', (res) => {
+      const read = res
+        .body()
+        .then((body) => this.responses.push({ url: res.url(), status: res.status(), body: body.toString('utf8') }))
+        .catch(() => this.responses.push({ url: res.url(), status: res.status(), body: '' })) // redirects have none
+        .finally(() => this.pending.delete(read));
+      this.pending.add(read);
+    });
+    page.on('websocket', (ws) => ws.on('framereceived', (f) => this.frames.push(String(f.payload))));
+  }
+
+  /** Resolves once every response body seen so far has been read. */
+  async settle() {
+    while (this.pending.size) await Promise.all([...this.pending]);
+  }
+
+  /** Loads the editor and waits until the palette holds `type` and a flow tab is active. */
+  async open(type) {
+    await this.page.goto(`${this.url}/`);
+    await this.page.waitForFunction(
+      (t) => window.RED && RED.nodes && RED.nodes.getType(t) && RED.workspaces && RED.workspaces.active() && document.querySelector(`.red-ui-palette-node[data-palette-type="${t}"]`),
+      type,
+      { timeout: 60000 },
+    );
+  }
+
+  evaluate(fn, arg) {
+    return this.page.evaluate(fn, arg);
+  }
+
+  /** Ids of the nodes of a type, in the order they were added. */
+  nodeIds(type) {
+    return this.evaluate((t) => RED.nodes.filterNodes({ type: t }).map((n) => n.id), type);
+  }
+
+  /** The node's properties as the editor holds them (without its definition and private fields). */
+  node(id) {
+    return this.evaluate((i) => {
+      const n = RED.nodes.node(i);
+      return n && Object.fromEntries(Object.entries(n).filter(([k, v]) => !k.startsWith('_') && typeof v !== 'function' && typeof v !== 'object'));
+    }, id);
+  }
+
+  /**
+   * Drags a node from the palette onto the workspace with the mouse (jQuery UI draggable sees real
+   * mousedown, mousemoves and mouseup) and resolves the id of the node that appeared.
+   */
+  async dragFromPalette(type, x, y) {
+    const before = await this.nodeIds(type);
+    // As a user would: filter the palette by the type's name first, then drag the entry that is left.
+    const search = this.page.locator('#red-ui-palette-search input');
+    await search.fill(type);
+    await search.press('End');
+    const item = this.page.locator(`#red-ui-palette-container .red-ui-palette-node[data-palette-type="${type}"]`);
+    const from = await this.stableBox(item); // the other categories fold away first
+    const chart = await this.page.locator('#red-ui-workspace-chart').boundingBox();
+    await this.page.mouse.move(from.x + from.width / 2, from.y + from.height / 2);
+    await this.page.mouse.down();
+    await this.page.mouse.move(from.x + from.width / 2 + 30, from.y + from.height / 2, { steps: 5 });
+    await this.page.mouse.move(chart.x + x, chart.y + y, { steps: 15 });
+    await this.page.mouse.up();
+    await this.page.waitForFunction(([t, n]) => RED.nodes.filterNodes({ type: t }).length > n, [type, before.length]);
+    const after = await this.nodeIds(type);
+    return after.find((id) => !before.includes(id));
+  }
+
+  /** The element's bounding box once it is visible and has stopped moving. */
+  async stableBox(locator) {
+    await locator.waitFor({ state: 'visible' });
+    let last = null;
+    for (let i = 0; i < 100; i++) {
+      const box = await locator.boundingBox();
+      if (box && last && box.x === last.x && box.y === last.y && box.width === last.width && box.height === last.height) return box;
+      last = box;
+      await this.page.waitForTimeout(100);
+    }
+    throw new Error('the element kept moving');
+  }
+
+  /** The node's shape on the workspace. */
+  shape(id) {
+    return this.page.locator(`#red-ui-workspace-chart g.red-ui-flow-node-group[id="${id}"] rect.red-ui-flow-node`);
+  }
+
+  /** Drags a wire from the output port of one node to the input port of another. */
+  async wire(fromId, toId) {
+    const out = await this.page.locator(`g.red-ui-flow-node-group[id="${fromId}"] .red-ui-flow-port-output rect.red-ui-flow-port`).first().boundingBox();
+    const into = await this.page.locator(`g.red-ui-flow-node-group[id="${toId}"] .red-ui-flow-port-input rect.red-ui-flow-port`).first().boundingBox();
+    await this.page.mouse.move(out.x + out.width / 2, out.y + out.height / 2);
+    await this.page.mouse.down();
+    await this.page.mouse.move(into.x + into.width / 2, into.y + into.height / 2, { steps: 10 });
+    await this.page.mouse.up();
+  }
+
+  /** Opens a node's edit dialog by double-clicking it; resolves once its form is built. */
+  async openDialog(id) {
+    await this.shape(id).dblclick();
+    await this.waitForTray(1);
+  }
+
+  /** Waits until `depth` edit dialogs are open and the top one has finished opening. */
+  async waitForTray(depth) {
+    await this.page.waitForFunction(
+      (d) => RED.editor.getEditStack().length === d && $('.red-ui-tray').last().find('.red-ui-tray-footer button').length > 0 && !$('.red-ui-tray').last().is(':animated'),
+      depth,
+    );
+    await this.page.waitForTimeout(350); // the tray slides in
+  }
+
+  /** The topmost open edit dialog. */
+  tray() {
+    return this.page.locator('.red-ui-tray').last();
+  }
+
+  /**
+   * Types into a field as a user does (replacing what it held) and leaves it with Tab, so the editor's
+   * change handlers, and with them its validation, run.
+   */
+  async type(selector, value) {
+    await this.page.locator(selector).waitFor({ state: 'attached' });
+    // A TypedInput hides its original input and shows one of its own right after it.
+    const typed = await this.evaluate((sel) => $(sel).hasClass('red-ui-typedInput'), selector);
+    const field = this.page.locator(typed ? `${selector} + .red-ui-typedInput-container input.red-ui-typedInput-input` : selector);
+    await field.fill(String(value));
+    await field.press('Tab');
+  }
+
+  /** Sets a TypedInput's type by opening its type menu and picking the entry. */
+  async chooseType(prop, type) {
+    await this.page.locator(`#node-input-${prop} + .red-ui-typedInput-container button.red-ui-typedInput-type-select`).click();
+    await this.page.locator(`.red-ui-typedInput-options:visible a[value="${type}"]`).click();
+  }
+
+  /** Whether the editor marks the field invalid (input-error on it, or on its TypedInput container). */
+  marked(selector) {
+    return this.evaluate((sel) => {
+      const el = $(sel);
+      if (el.length !== 1) throw new Error(`no single field ${sel}`);
+      return el.hasClass('input-error') || el.next('.red-ui-typedInput-container').hasClass('input-error');
+    }, selector);
+  }
+
+  /** The editor's own verdict on a node: valid, and every property valid. */
+  valid(id) {
+    return this.evaluate((i) => {
+      const n = RED.nodes.node(i);
+      RED.editor.validateNode(n);
+      return n.valid;
+    }, id);
+  }
+
+  /** Clicks the top dialog's Done button and waits until it closed. */
+  async done() {
+    const depth = await this.evaluate(() => RED.editor.getEditStack().length);
+    const config = await this.page.locator('#node-config-dialog-ok').isVisible();
+    await this.page.locator(config ? '#node-config-dialog-ok' : '#node-dialog-ok').click();
+    await this.page.waitForFunction((d) => RED.editor.getEditStack().length === d - 1, depth);
+    await this.page.waitForTimeout(350); // the tray slides out
+  }
+
+  /** Clicks Deploy and waits until the editor has nothing left to deploy. */
+  async deploy() {
+    await this.page.locator('#red-ui-header-button-deploy').click();
+    await this.page.waitForFunction(() => !RED.nodes.dirty() && !$('#red-ui-header-button-deploy').hasClass('deploying'), null, { timeout: 30000 });
+  }
+}
+
+module.exports = { startNodeRed, EditorPage };
