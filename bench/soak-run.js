@@ -1,4 +1,5 @@
 'use strict';
+
 // The soak (npm run soak, and test/soak-small.test.js with small numbers): the real Node-RED runtime
 // (node-red-node-test-helper) with a kaleyra-whatsapp and a kaleyra-call-status node on one account,
 // against our own Simulator with faults on (5xx, connection resets, stalls past the timeout), a full
@@ -14,12 +15,13 @@
 //     retry policy (docs/adr/0002-retry-policy.md).
 // Every loop is bounded by a count and by `timeLimitMs`; network only to 127.0.0.1.
 const helper = require('node-red-node-test-helper');
-const { hooks } = require('@node-red/util');
+const { nodeRedMain, fromNodeRed, caughtCode } = require('../test/helpers/node-red');
+const { hooks } = fromNodeRed('@node-red/util');
 const { request } = require('undici');
 
-helper.init(require.resolve('node-red'));
+helper.init(nodeRedMain);
 
-const catchNode = require('@node-red/nodes/core/common/25-catch.js');
+const catchNode = fromNodeRed('@node-red/nodes/core/common/25-catch.js');
 const configNode = require('../nodes/kaleyra-config.js');
 const whatsappNode = require('../nodes/kaleyra-whatsapp.js');
 const callStatusNode = require('../nodes/kaleyra-call-status.js');
@@ -206,7 +208,7 @@ async function runSoak(opts = {}) {
   hooks.add(`onReceive.${HOOK}`, (e) => {
     if (e.destination?.id !== 'soak-catch') return;
     const i = indexOf(e.msg);
-    if (i >= 0 && isOurs(e.msg.error?.source?.id)) answer(i, `error ${e.msg.error.code}`);
+    if (i >= 0 && isOurs(e.msg.error?.source?.id)) answer(i, `error ${caughtCode(e.msg)}`);
   });
   hooks.add(`onComplete.${HOOK}`, (e) => {
     if (!isOurs(e.node?.id)) return;

@@ -63,7 +63,10 @@ module.exports = ${JSON.stringify(
 `,
 );
 
-const redJs = require.resolve('node-red/red.js', { paths: [root] });
+// KALEYRA_NODE_RED_DIR: another Node-RED to run (the tests' version matrix).
+const redJs = process.env.KALEYRA_NODE_RED_DIR
+  ? path.join(path.resolve(process.env.KALEYRA_NODE_RED_DIR), 'red.js')
+  : require.resolve('node-red/red.js', { paths: [root] });
 const child = spawn(process.execPath, [redJs, '--settings', settingsFile, '--userDir', userDir], {
   stdio: ['ignore', 'pipe', 'inherit'],
   env: { ...process.env, KALEYRA_DEMO_URL: `http://127.0.0.1:${port}` },

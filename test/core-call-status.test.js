@@ -273,7 +273,8 @@ describe('core/call-status (spec 4.3, 2.4)', function () {
               assert.equal(err.code, code);
               assert.equal(err.envelope.status, code);
               assert.equal(err.envelope.message, message);
-              assert.equal(err.message, `${code}: ${message}`);
+              assert.equal(err.message, message);
+              assert.equal(String(err), `ServiceError [${code}]: ${message}`);
               noKey(err);
               return true;
             });

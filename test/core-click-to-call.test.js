@@ -389,7 +389,8 @@ describe('core/click-to-call (spec 4.4, 2.5, 6.2)', function () {
               assert.equal(err.code, code);
               assert.equal(err.envelope.status, code);
               assert.equal(err.envelope.message, message);
-              assert.equal(err.message, `${code}: ${message}`);
+              assert.equal(err.message, message);
+              assert.equal(String(err), `ServiceError [${code}]: ${message}`);
               noKey(err);
               return true;
             });

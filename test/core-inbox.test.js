@@ -367,7 +367,7 @@ describe('core/inbox (spec 4.2, 2.3)', function () {
             assert.equal(err.code, 'A404');
             assert.equal(err.envelope.status, 'A404');
             assert.equal(err.envelope.message, 'Account suspended');
-            assert.match(err.message, /A404: Account suspended/);
+            assert.equal(String(err), "ServiceError [A404]: Account suspended");
             noKey(err);
             return true;
           });

@@ -7,7 +7,7 @@ const { InboxPoller, recordKey } = require('../dist/core/inbox-poll');
 const { helper, NODE_MODULES, catchNode } = require('./helpers/flow');
 const { until } = require('./helpers/http-node');
 const { runningSimulator } = require('../dist/nodes/shared-simulator');
-const { hooks } = require('@node-red/util');
+const { hooks } = require('./helpers/node-red').fromNodeRed('@node-red/util');
 
 const T0 = Date.UTC(2024, 0, 2, 10, 0, 0);
 const at = (seconds) => new Date(T0 + seconds * 1000).toISOString().slice(0, 19).replace('T', ' ');

@@ -1,4 +1,5 @@
 'use strict';
+const { caughtCode } = require('./helpers/node-red');
 // The four action nodes in the real Node-RED runtime against a real HTTP server on 127.0.0.1:
 // outputs, overrides, Catch errors with codes, statuses, and the api key absent everywhere.
 const assert = require('node:assert/strict');
@@ -82,7 +83,7 @@ describe('action nodes in the Node-RED runtime', function () {
       const t = await loadNode('kaleyra-whatsapp', {}, { config: urls });
       const { output, error } = await t.run({ payload: 'hello', to: '98-BAD', from: '918000000000', keep: 1 });
       assert.equal(output, undefined);
-      assert.equal(error.error.code, 'INVALID_INPUT');
+      assert.equal(caughtCode(error), 'INVALID_INPUT');
       assert.match(error.error.message, /\bto\b/);
       assert.equal(error.keep, 1, 'the msg reaches Catch with its properties');
       assert.equal(server.requests.length, 0);
@@ -93,7 +94,7 @@ describe('action nodes in the Node-RED runtime', function () {
     it('spec codes for bad input: E603 for a template without name', async () => {
       const t = await loadNode('kaleyra-whatsapp', {}, { config: urls });
       const { error } = await t.run({ payload: { type: 'template', template: { namespace: 'ns' } }, to: '919812345678', from: '918000000000' });
-      assert.equal(error.error.code, 'E603');
+      assert.equal(caughtCode(error), 'E603');
       assert.equal(server.requests.length, 0);
     });
 
@@ -102,7 +103,7 @@ describe('action nodes in the Node-RED runtime', function () {
       const t = await loadNode('kaleyra-whatsapp', {}, { config: urls });
       const { output, error } = await t.run({ payload: 'hello', to: '919812345678', from: '918000000000' });
       assert.equal(output, undefined);
-      assert.equal(error.error.code, 'A404');
+      assert.equal(caughtCode(error), 'A404');
       assert.match(error.error.message, /Account suspended/);
       assertNoKey(t);
     });
@@ -110,7 +111,7 @@ describe('action nodes in the Node-RED runtime', function () {
     it('a network failure reaches Catch with NETWORK', async () => {
       const t = await loadNode('kaleyra-whatsapp', {}, { config: { ...urls, messagingUrl: 'http://127.0.0.1:1' } });
       const { error } = await t.run({ payload: 'hello', to: '919812345678', from: '918000000000' });
-      assert.equal(error.error.code, 'NETWORK');
+      assert.equal(caughtCode(error), 'NETWORK');
       assertNoKey(t);
     });
 
@@ -119,13 +120,13 @@ describe('action nodes in the Node-RED runtime', function () {
       const t = await loadNode('kaleyra-whatsapp', {}, { config: { ...urls, timeout: 1 } });
       const { output, error } = await t.run({ payload: 'hello', to: '919812345678', from: '918000000000' });
       assert.equal(output, undefined);
-      assert.equal(error.error.code, 'TIMEOUT');
+      assert.equal(caughtCode(error), 'TIMEOUT');
     });
 
     it('an account without key fails every message with a clear reason', async () => {
       const t = await loadNode('kaleyra-whatsapp', {}, { config: urls, apiKey: null });
       const { error } = await t.run({ payload: 'hello', to: '919812345678', from: '918000000000' });
-      assert.equal(error.error.code, 'INVALID_INPUT');
+      assert.equal(caughtCode(error), 'INVALID_INPUT');
       assert.match(error.error.message, /api key/);
       assert.equal(server.requests.length, 0);
     });
@@ -171,7 +172,7 @@ describe('action nodes in the Node-RED runtime', function () {
     it('an inbox without URL fails with a reason naming vmnUrl', async () => {
       const t = await loadNode('kaleyra-inbox', {}, { config: { ...urls, vmnUrl: '' } });
       const { error } = await t.run({ payload: '' });
-      assert.equal(error.error.code, 'INVALID_INPUT');
+      assert.equal(caughtCode(error), 'INVALID_INPUT');
       assert.match(error.error.message, /vmnUrl/);
     });
   });
@@ -201,13 +202,13 @@ describe('action nodes in the Node-RED runtime', function () {
       const t = await loadNode('kaleyra-call-status', {}, { config: urls });
       const { output, error } = await t.run({ payload: 'nope' });
       assert.equal(output, undefined);
-      assert.equal(error.error.code, 'A416');
+      assert.equal(caughtCode(error), 'A416');
     });
 
     it('a missing id is refused before sending', async () => {
       const t = await loadNode('kaleyra-call-status', {}, { config: urls });
       const { error } = await t.run({ payload: {} });
-      assert.equal(error.error.code, 'INVALID_INPUT');
+      assert.equal(caughtCode(error), 'INVALID_INPUT');
       assert.match(error.error.message, /\bid\b/);
       assert.equal(server.requests.length, 0);
     });
@@ -233,14 +234,14 @@ describe('action nodes in the Node-RED runtime', function () {
     it('a missing receiver is E423 before sending', async () => {
       const t = await loadNode('kaleyra-click2call', {}, { config: urls });
       const { error } = await t.run({ payload: { caller: '9812345678' } });
-      assert.equal(error.error.code, 'E423');
+      assert.equal(caughtCode(error), 'E423');
       assert.equal(server.requests.length, 0);
     });
 
     it('retry out of range names the field', async () => {
       const t = await loadNode('kaleyra-click2call', {}, { config: urls });
       const { error } = await t.run({ payload: { caller: '9812345678', receiver: '9812345670', retry: 3 } });
-      assert.equal(error.error.code, 'INVALID_INPUT');
+      assert.equal(caughtCode(error), 'INVALID_INPUT');
       assert.match(error.error.message, /retry/);
     });
   });

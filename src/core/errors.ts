@@ -14,6 +14,14 @@ export const Codes = {
 
 export abstract class KaleyraError extends Error {
   abstract readonly code: string;
+
+  /**
+   * `InputError [E603]: template.template_name: is missing`. Node-RED puts this text in msg.error.message;
+   * before 4.0 it does not copy err.code to msg.error.code, so the code is in the text for every version.
+   */
+  override toString(): string {
+    return `${this.name} [${this.code}]: ${this.message}`;
+  }
 }
 
 /** Bad input, refused before anything is sent. `code` is the spec's code where it names one (E603...). */
@@ -33,7 +41,7 @@ export class ServiceError extends KaleyraError {
   readonly code: string;
   readonly envelope: Record<string, unknown>;
   constructor(code: string, message: string, envelope: Record<string, unknown>) {
-    super(message ? `${code}: ${message}` : code);
+    super(message || 'the service answered with an error');
     this.name = 'ServiceError';
     this.code = code;
     this.envelope = envelope;

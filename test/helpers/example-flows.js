@@ -6,6 +6,7 @@ const crypto = require('node:crypto');
 const fs = require('node:fs');
 const path = require('node:path');
 const { helper, NODE_MODULES } = require('./flow');
+const { fromNodeRed } = require('./node-red');
 
 const EXAMPLES_DIR = path.join(__dirname, '..', '..', 'examples');
 const LISTENER_TYPES = ['kaleyra-callback', 'kaleyra-vmn-in'];
@@ -29,7 +30,7 @@ const CORE_FILES = {
   json: 'parsers/70-JSON.js',
 };
 
-const coreModule = (file) => require(require.resolve(`@node-red/nodes/core/${file}`, { paths: [require.resolve('node-red')] }));
+const coreModule = (file) => fromNodeRed(`@node-red/nodes/core/${file}`);
 
 /** The example files, demo.json included, sorted. */
 function exampleFiles() {

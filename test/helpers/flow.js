@@ -2,9 +2,11 @@
 // Runs our nodes in the real Node-RED runtime (node-red-node-test-helper) next to a Catch node, and
 // collects what each input message turned into: an output, a Catch error, statuses and log lines.
 const helper = require('node-red-node-test-helper');
-const catchNode = require('@node-red/nodes/core/common/25-catch.js');
+const { nodeRedMain, fromNodeRed } = require('./node-red');
 
-helper.init(require.resolve('node-red'));
+const catchNode = fromNodeRed('@node-red/nodes/core/common/25-catch.js');
+
+helper.init(nodeRedMain);
 
 const NODE_MODULES = {
   'kaleyra-config': require('../../nodes/kaleyra-config.js'),

@@ -7,10 +7,11 @@ const fs = require('node:fs');
 const net = require('node:net');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
+const { fromNodeRed } = require('./node-red');
 
 const ROOT = path.join(__dirname, '..', '..');
 // ws is a dependency of node-red (its editor's /comms server); the test client uses the same package.
-const WebSocket = require(require.resolve('ws', { paths: [require.resolve('node-red')] }));
+const WebSocket = fromNodeRed('ws');
 
 /** A port nothing listens on right now, on 127.0.0.1. */
 function freePort() {

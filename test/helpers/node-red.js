@@ -1,0 +1,30 @@
+'use strict';
+// Which Node-RED the tests run against: the project's own (node_modules/node-red), or the one named by
+// KALEYRA_NODE_RED_DIR (the version matrix, test/matrix.js). Everything that reaches into Node-RED
+// (the runtime, its core nodes, its hooks, its ws) goes through here, so one variable switches it all.
+const path = require('node:path');
+
+const nodeRedDir = process.env.KALEYRA_NODE_RED_DIR
+  ? path.resolve(process.env.KALEYRA_NODE_RED_DIR)
+  : path.dirname(require.resolve('node-red/package.json'));
+
+/** The runtime's entry (what node-red-node-test-helper's init takes). */
+const nodeRedMain = require.resolve(nodeRedDir);
+
+/** Requires a module as Node-RED itself would resolve it (its own @node-red/*, ws, ...). */
+function fromNodeRed(id) {
+  return require(require.resolve(id, { paths: [nodeRedDir] }));
+}
+
+const nodeRedVersion = require(path.join(nodeRedDir, 'package.json')).version;
+
+/**
+ * msg.error.code as a Catch node receives it. Node-RED copies err.code there from 4.0 on; before that
+ * the code is read from msg.error.message, where our errors' text carries it ("InputError [CODE]: ...").
+ */
+function caughtCode(msg) {
+  if (Number(nodeRedVersion.split('.')[0]) >= 4) return msg.error.code;
+  return /^\w+ \[([A-Za-z0-9_]+)\]: /.exec(msg.error.message)?.[1];
+}
+
+module.exports = { nodeRedDir, nodeRedMain, nodeRedVersion, fromNodeRed, caughtCode };
