@@ -106,10 +106,10 @@ describe('editor in Chromium', function () {
   afterEach(async function () {
     if (this.currentTest.state !== 'failed' || !editor) return;
     await editor.evaluate(() => {
-      while (RED.editor.getEditStack().length) {
-        const before = RED.editor.getEditStack().length;
+      while ((RED.editor.getEditStack ? RED.editor.getEditStack().length : $(".red-ui-tray").length)) {
+        const before = (RED.editor.getEditStack ? RED.editor.getEditStack().length : $(".red-ui-tray").length);
         $('.red-ui-tray').last().find('#node-config-dialog-cancel, #node-dialog-cancel').first().trigger('click');
-        if (RED.editor.getEditStack().length === before) break;
+        if ((RED.editor.getEditStack ? RED.editor.getEditStack().length : $(".red-ui-tray").length) === before) break;
       }
     });
     await editor.page.waitForTimeout(500);
@@ -163,7 +163,7 @@ describe('editor in Chromium', function () {
   it('kaleyra-config: added from a dialog; URLs, numbers and the key are checked; the key is a password field', async () => {
     ids.whatsapp = await editor.dragFromPalette('kaleyra-whatsapp', 160, 80);
     await editor.openDialog(ids.whatsapp);
-    await editor.page.locator('#node-input-btn-account-add').click();
+    await editor.addConfigNode('account');
     await editor.waitForTray(2);
 
     assert.equal(await editor.page.locator('#node-config-input-apiKey').getAttribute('type'), 'password');
@@ -452,9 +452,9 @@ describe('editor in Chromium', function () {
     const creds = await (await nr.fetch(`/credentials/kaleyra-config/${ids.config}`)).json();
     assert.deepEqual(creds, { has_apiKey: true });
     await editor.page.locator('#node-config-dialog-cancel').click();
-    await editor.page.waitForFunction(() => RED.editor.getEditStack().length === 1);
+    await editor.page.waitForFunction(() => (RED.editor.getEditStack ? RED.editor.getEditStack().length : $(".red-ui-tray").length) === 1);
     await editor.page.locator('#node-dialog-cancel').click();
-    await editor.page.waitForFunction(() => RED.editor.getEditStack().length === 0);
+    await editor.page.waitForFunction(() => (RED.editor.getEditStack ? RED.editor.getEditStack().length : $(".red-ui-tray").length) === 0);
 
     // Nothing the browser received since the start (pages, scripts, GET /flows, /credentials, /comms) holds it.
     await editor.settle();
@@ -488,7 +488,7 @@ describe('editor in Chromium', function () {
     await editor.tray().locator('.red-ui-tray-footer-left button:has(i.fa-book)').click();
     await check('kaleyra-config', 'kaleyra account');
     await editor.page.locator('#node-config-dialog-cancel').click();
-    await editor.page.waitForFunction(() => RED.editor.getEditStack().length === 1);
+    await editor.page.waitForFunction(() => (RED.editor.getEditStack ? RED.editor.getEditStack().length : $(".red-ui-tray").length) === 1);
     await editor.page.locator('#node-dialog-cancel').click();
     noErrors();
   });

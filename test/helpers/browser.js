@@ -146,10 +146,23 @@ class EditorPage {
   /** Waits until `depth` edit dialogs are open and the top one has finished opening. */
   async waitForTray(depth) {
     await this.page.waitForFunction(
-      (d) => RED.editor.getEditStack().length === d && $('.red-ui-tray').last().find('.red-ui-tray-footer button').length > 0 && !$('.red-ui-tray').last().is(':animated'),
+      (d) => (RED.editor.getEditStack ? RED.editor.getEditStack().length : $(".red-ui-tray").length) === d && $('.red-ui-tray').last().find('.red-ui-tray-footer button').length > 0 && !$('.red-ui-tray').last().is(':animated'),
       depth,
     );
     await this.page.waitForTimeout(350); // the tray slides in
+  }
+
+  /**
+   * Opens the dialog of a new config node for a node's config property: the "+" button of Node-RED 4,
+   * or, in 3.x, the "add new" option of the select and its pencil button.
+   */
+  async addConfigNode(property) {
+    const add = this.page.locator(`#node-input-btn-${property}-add`);
+    if ((await add.count()) > 0) await add.click();
+    else {
+      await this.page.locator(`#node-input-${property}`).selectOption('_ADD_');
+      await this.page.locator(`#node-input-lookup-${property}`).click();
+    }
   }
 
   /** The topmost open edit dialog. */
@@ -196,10 +209,10 @@ class EditorPage {
 
   /** Clicks the top dialog's Done button and waits until it closed. */
   async done() {
-    const depth = await this.evaluate(() => RED.editor.getEditStack().length);
+    const depth = await this.evaluate(() => (RED.editor.getEditStack ? RED.editor.getEditStack().length : $(".red-ui-tray").length));
     const config = await this.page.locator('#node-config-dialog-ok').isVisible();
     await this.page.locator(config ? '#node-config-dialog-ok' : '#node-dialog-ok').click();
-    await this.page.waitForFunction((d) => RED.editor.getEditStack().length === d - 1, depth);
+    await this.page.waitForFunction((d) => (RED.editor.getEditStack ? RED.editor.getEditStack().length : $(".red-ui-tray").length) === d - 1, depth);
     await this.page.waitForTimeout(350); // the tray slides out
   }
 
