@@ -105,14 +105,7 @@ describe('editor in Chromium', function () {
   // After a failed test, close the dialogs it left open, so that the next one starts from the workspace.
   afterEach(async function () {
     if (this.currentTest.state !== 'failed' || !editor) return;
-    await editor.evaluate(() => {
-      while ((RED.editor.getEditStack ? RED.editor.getEditStack().length : $(".red-ui-tray").length)) {
-        const before = (RED.editor.getEditStack ? RED.editor.getEditStack().length : $(".red-ui-tray").length);
-        $('.red-ui-tray').last().find('#node-config-dialog-cancel, #node-dialog-cancel').first().trigger('click');
-        if ((RED.editor.getEditStack ? RED.editor.getEditStack().length : $(".red-ui-tray").length) === before) break;
-      }
-    });
-    await editor.page.waitForTimeout(500);
+    await editor.closeAll();
   });
 
   /** Neither a console error nor an uncaught exception in the page so far. */
@@ -445,16 +438,16 @@ describe('editor in Chromium', function () {
     const reloadedAt = editor.responses.length;
     await editor.open('kaleyra-vmn-in');
     await editor.openDialog(ids.whatsapp);
-    await editor.page.locator('#node-input-btn-account-edit').click();
+    await editor.editConfigNode('account');
     await editor.waitForTray(2);
     assert.equal(await editor.page.locator('#node-config-input-apiKey').inputValue(), '__PWRD__');
     assert.equal(await editor.marked('#node-config-input-apiKey'), false, 'a saved key counts as given');
     const creds = await (await nr.fetch(`/credentials/kaleyra-config/${ids.config}`)).json();
     assert.deepEqual(creds, { has_apiKey: true });
     await editor.page.locator('#node-config-dialog-cancel').click();
-    await editor.page.waitForFunction(() => (RED.editor.getEditStack ? RED.editor.getEditStack().length : $(".red-ui-tray").length) === 1);
+    await editor.waitForDepth(1);
     await editor.page.locator('#node-dialog-cancel').click();
-    await editor.page.waitForFunction(() => (RED.editor.getEditStack ? RED.editor.getEditStack().length : $(".red-ui-tray").length) === 0);
+    await editor.waitForDepth(0);
 
     // Nothing the browser received since the start (pages, scripts, GET /flows, /credentials, /comms) holds it.
     await editor.settle();
@@ -475,7 +468,7 @@ describe('editor in Chromium', function () {
       const headings = await editor.evaluate(() => $('.red-ui-help-title').parent().find('.red-ui-help h3').map((i, h) => $(h).text().trim()).get());
       assert.ok(headings.includes('Details'), `${type} help has Details (${headings.join(', ')})`);
     };
-    await editor.page.locator('#red-ui-tab-help-link-button').click();
+    await editor.showHelp();
     for (const [type, label] of Object.entries(PALETTE)) {
       const [id] = await editor.nodeIds(type);
       await editor.shape(id).click();
@@ -483,13 +476,14 @@ describe('editor in Chromium', function () {
     }
     // The config node's help, from its dialog's help button.
     await editor.openDialog(ids.whatsapp);
-    await editor.page.locator('#node-input-btn-account-edit').click();
+    await editor.editConfigNode('account');
     await editor.waitForTray(2);
     await editor.tray().locator('.red-ui-tray-footer-left button:has(i.fa-book)').click();
     await check('kaleyra-config', 'kaleyra account');
     await editor.page.locator('#node-config-dialog-cancel').click();
-    await editor.page.waitForFunction(() => (RED.editor.getEditStack ? RED.editor.getEditStack().length : $(".red-ui-tray").length) === 1);
+    await editor.waitForDepth(1);
     await editor.page.locator('#node-dialog-cancel').click();
+    await editor.waitForDepth(0);
     noErrors();
   });
 

@@ -27,6 +27,21 @@ async function startNodeRed({ flows } = {}) {
   return nr;
 }
 
+/**
+ * Installed in the page before the editor loads: window.__kaleyraEditDepth() is the number of open edit
+ * dialogs. Node-RED 4 and later tell it (RED.editor.getEditStack()); 3.x keeps its edit stack private. There
+ * it is read from the page: the editor shows a single tray at a time (opening a config node's dialog from a
+ * node's dialog detaches the node's tray until it closes), and each tray's title is a breadcrumb trail with
+ * one entry per open dialog. A tray sliding out has left the stack already but is still in the page for
+ * 250 ms, so the 3.x count lags behind the stack by that much.
+ */
+const EDIT_DEPTH = `window.__kaleyraEditDepth = function () {
+  if (RED.editor.getEditStack) return RED.editor.getEditStack().length;
+  var top = $('#red-ui-editor-stack > .red-ui-tray').last();
+  if (!top.length) return 0;
+  return Math.max(1, top.find('.red-ui-tray-breadcrumbs > li').length);
+};`;
+
 class EditorPage {
   constructor(page, url) {
     this.page = page;
@@ -61,6 +76,10 @@ class EditorPage {
 
   /** Loads the editor and waits until the palette holds `type` and a flow tab is active. */
   async open(type) {
+    if (!this.scriptAdded) {
+      await this.page.addInitScript(EDIT_DEPTH);
+      this.scriptAdded = true;
+    }
     await this.page.goto(`${this.url}/`);
     await this.page.waitForFunction(
       (t) => window.RED && RED.nodes && RED.nodes.getType(t) && RED.workspaces && RED.workspaces.active() && document.querySelector(`.red-ui-palette-node[data-palette-type="${t}"]`),
@@ -143,18 +162,51 @@ class EditorPage {
     await this.waitForTray(1);
   }
 
-  /** Waits until `depth` edit dialogs are open and the top one has finished opening. */
-  async waitForTray(depth) {
-    await this.page.waitForFunction(
-      (d) => (RED.editor.getEditStack ? RED.editor.getEditStack().length : $(".red-ui-tray").length) === d && $('.red-ui-tray').last().find('.red-ui-tray-footer button').length > 0 && !$('.red-ui-tray').last().is(':animated'),
-      depth,
-    );
-    await this.page.waitForTimeout(350); // the tray slides in
+  /** How many edit dialogs are open (the dialog of a config node opened from a node's dialog is the second). */
+  depth() {
+    return this.evaluate(() => window.__kaleyraEditDepth());
   }
 
   /**
-   * Opens the dialog of a new config node for a node's config property: the "+" button of Node-RED 4,
-   * or, in 3.x, the "add new" option of the select and its pencil button.
+   * Waits until `depth` edit dialogs are open and the top one has finished opening: its form built (the
+   * footer holds its buttons) and slid in (the tray's `right` is 0 once its transition starts).
+   */
+  async waitForTray(depth) {
+    await this.page.waitForFunction((d) => {
+      if (window.__kaleyraEditDepth() !== d) return false;
+      const top = $('#red-ui-editor-stack > .red-ui-tray').last();
+      return top.find('.red-ui-tray-footer button').length > 0 && top[0].style.right === '0px' && !top.is(':animated');
+    }, depth);
+    await this.page.waitForTimeout(350); // the tray slides in (a 0.25 s transition)
+  }
+
+  /** Waits until `depth` edit dialogs are left open (after a Done or Cancel). */
+  async waitForDepth(depth) {
+    await this.page.waitForFunction((d) => window.__kaleyraEditDepth() === d, depth);
+    await this.page.waitForTimeout(350); // the tray slides out, the one below slides back in
+  }
+
+  /**
+   * Cancels every open edit dialog, top first: after a failed test, so that the next one starts from the
+   * workspace. Best effort: it stops (without throwing) when a dialog does not close.
+   */
+  async closeAll() {
+    try {
+      for (let depth = await this.depth(); depth > 0; depth--) {
+        const cancel = this.tray().locator('#node-config-dialog-cancel, #node-dialog-cancel').first();
+        if (!(await cancel.count())) break;
+        await cancel.click({ timeout: 5000 });
+        await this.page.waitForFunction((d) => window.__kaleyraEditDepth() === d, depth - 1, { timeout: 5000 });
+        await this.page.waitForTimeout(350);
+      }
+    } catch {
+      // left as it is; the next test reports what it finds
+    }
+  }
+
+  /**
+   * Opens the dialog of a new config node for a node's config property: Node-RED 4's "+" button next to
+   * the select, or, in 3.x (no such button), the select's "Add new ..." option and its pencil button.
    */
   async addConfigNode(property) {
     const add = this.page.locator(`#node-input-btn-${property}-add`);
@@ -165,9 +217,21 @@ class EditorPage {
     }
   }
 
-  /** The topmost open edit dialog. */
+  /**
+   * Opens the dialog of the config node selected for a node's config property: Node-RED 4's pencil button
+   * (#node-input-btn-<property>-edit), in 3.x the pencil button #node-input-lookup-<property>.
+   */
+  async editConfigNode(property) {
+    const edit = this.page.locator(`#node-input-btn-${property}-edit`);
+    await this.page.locator((await edit.count()) > 0 ? `#node-input-btn-${property}-edit` : `#node-input-lookup-${property}`).click();
+  }
+
+  /**
+   * The topmost open edit dialog. The editor detaches the trays below it from the page while it is open,
+   * and a tray being closed stays in the page for its slide-out, so this is the last one in the stack.
+   */
   tray() {
-    return this.page.locator('.red-ui-tray').last();
+    return this.page.locator('#red-ui-editor-stack > .red-ui-tray').last();
   }
 
   /**
@@ -183,10 +247,20 @@ class EditorPage {
     await field.press('Tab');
   }
 
-  /** Sets a TypedInput's type by opening its type menu and picking the entry. */
+  /**
+   * Sets a TypedInput's type by opening its type menu and picking the entry. The menu slides down (jQuery,
+   * 100 ms) with its overflow hidden meanwhile: an entry clicked during the slide is focused, so scrolled
+   * into view, on mousedown, and the mouseup lands on another entry (no choice made). A user sees the menu
+   * open first; so does this, then it waits until the TypedInput has the type and the menu has closed.
+   */
   async chooseType(prop, type) {
     await this.page.locator(`#node-input-${prop} + .red-ui-typedInput-container button.red-ui-typedInput-type-select`).click();
+    await this.page.waitForFunction(() => {
+      const menu = $('.red-ui-typedInput-options:visible');
+      return menu.length === 1 && !menu.is(':animated');
+    });
     await this.page.locator(`.red-ui-typedInput-options:visible a[value="${type}"]`).click();
+    await this.page.waitForFunction(([p, t]) => $(`#node-input-${p}`).typedInput('type') === t && !$('.red-ui-typedInput-options:visible').length, [prop, type]);
   }
 
   /** Whether the editor marks the field invalid (input-error on it, or on its TypedInput container). */
@@ -209,11 +283,25 @@ class EditorPage {
 
   /** Clicks the top dialog's Done button and waits until it closed. */
   async done() {
-    const depth = await this.evaluate(() => (RED.editor.getEditStack ? RED.editor.getEditStack().length : $(".red-ui-tray").length));
+    const depth = await this.depth();
     const config = await this.page.locator('#node-config-dialog-ok').isVisible();
     await this.page.locator(config ? '#node-config-dialog-ok' : '#node-dialog-ok').click();
-    await this.page.waitForFunction((d) => (RED.editor.getEditStack ? RED.editor.getEditStack().length : $(".red-ui-tray").length) === d - 1, depth);
-    await this.page.waitForTimeout(350); // the tray slides out
+    await this.waitForDepth(depth - 1);
+  }
+
+  /**
+   * Shows the help sidebar by clicking its tab: in 3.x and 4.x the tab's link button
+   * (#red-ui-tab-help-link-button); Node-RED 5's sidebar has a tab bar of buttons instead, where clicking
+   * the tab shown already hides it, so it is clicked only when not selected.
+   */
+  async showHelp() {
+    const link = this.page.locator('#red-ui-tab-help-link-button');
+    if ((await link.count()) > 0) await link.click();
+    else {
+      const button = this.page.locator('.red-ui-sidebar-tab-bar button[data-tab-id="help"]');
+      if (!(await button.evaluate((b) => b.classList.contains('selected') && $(b).is(':visible')))) await button.click();
+    }
+    await this.page.locator('#red-ui-sidebar-help-show-toc').waitFor({ state: 'visible' });
   }
 
   /** Clicks Deploy and waits until the editor has nothing left to deploy. */
