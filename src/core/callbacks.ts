@@ -76,6 +76,7 @@ export function isoTime(t: number | null): string | null {
   return Number.isNaN(d.getTime()) ? null : d.toISOString();
 }
 
+/** The parameters that are not fields, in a new object the parsers add their fields to (not a spread copy: V8 adds to those ~10× slower). */
 function extras(params: Params, known: readonly string[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(params)) {
@@ -97,14 +98,13 @@ export function parseDeliveryEvent(params: Params): DeliveryEvent {
   if (!status) throw new InputError('status', 'is missing');
   if (!mobile) throw new InputError('mobile', 'is missing');
   const timestamp = epoch('timestamp', value(params, 'timestamp'), true)!;
-  return { ...extras(params, ['status', 'mobile', 'timestamp']), event: 'delivery', status, mobile, timestamp, time: isoTime(timestamp)! };
+  return Object.assign(extras(params, ['status', 'mobile', 'timestamp']), { event: 'delivery' as const, status, mobile, timestamp, time: isoTime(timestamp)! });
 }
 
 export function parseCallEvent(params: Params): CallEvent {
   const nums = Object.fromEntries(NUMERIC_CALL_FIELDS.map((k) => [k, epoch(k, value(params, k), false)])) as Record<(typeof NUMERIC_CALL_FIELDS)[number], number | null>;
-  return {
-    ...extras(params, CALLBACK_VARIABLES),
-    event: 'call',
+  return Object.assign(extras(params, CALLBACK_VARIABLES), {
+    event: 'call' as const,
     caller: value(params, 'caller'),
     receiver: value(params, 'receiver'),
     status: value(params, 'status'),
@@ -115,7 +115,7 @@ export function parseCallEvent(params: Params): CallEvent {
     ...nums,
     startTime: isoTime(nums.starttime),
     endTime: isoTime(nums.endtime),
-  };
+  });
 }
 
 export function parseVmnMessage(params: Params): VmnMessage {
@@ -135,5 +135,5 @@ export function parseVmnMessage(params: Params): VmnMessage {
     const parsed = Date.parse(m ? `${m[1]}T${m[2]}${m[3] ?? 'Z'}` : rawTs);
     time = Number.isNaN(parsed) ? null : new Date(parsed).toISOString();
   }
-  return { ...extras(params, ['from', 'message', 'ts']), from, message, ts, time };
+  return Object.assign(extras(params, ['from', 'message', 'ts']), { from, message, ts, time });
 }

@@ -1,7 +1,7 @@
 // Response decoding: whatever format the service answers in (JSON, JSONP, XML, PHP-serialized, the voice
 // APIs' plain text), the result is one envelope { status, message, data, ...rest } with status a string.
 // Anything that cannot be decoded becomes a TransportError BAD_RESPONSE, never an uncaught exception.
-import { XMLParser } from 'fast-xml-parser';
+import type { XMLParser } from 'fast-xml-parser';
 import { Codes, ServiceError, TransportError } from './errors';
 import { phpUnserialize } from './php-unserialize';
 
@@ -13,8 +13,10 @@ export interface Envelope {
 }
 
 // Entity processing is off (no DOCTYPE expansion, so no entity bombs); the five predefined entities and
-// character references are decoded by hand below, which cannot expand recursively.
-const xml = new XMLParser({
+// character references are decoded by hand below, which cannot expand recursively. Built with the first
+// XML answer, not when Node-RED starts (JSON is the default format).
+let xmlParser: XMLParser | undefined;
+const xml = () => (xmlParser ??= new (require('fast-xml-parser') as typeof import('fast-xml-parser')).XMLParser({
   ignoreAttributes: true,
   ignoreDeclaration: true,
   ignorePiTags: true,
@@ -23,7 +25,7 @@ const xml = new XMLParser({
   parseTagValue: false, // ids and numbers such as 0091... stay strings
   trimValues: true,
   tagValueProcessor: (_name: string, value: string) => decodeXmlEntities(value),
-});
+}));
 
 const PREDEFINED: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
 
@@ -40,8 +42,41 @@ function dropProto(key: string, value: unknown): unknown {
   return key === '__proto__' ? undefined : value;
 }
 
+/**
+ * Nesting bound of JSON answers: deeper ones would overflow the stack later (normalisers, msg cloning).
+ * It used to be the reviver's recursion that stopped them, at whatever depth the stack allowed.
+ */
+const MAX_JSON_DEPTH = 1000;
+
+/**
+ * JSON.parse, bounded in depth, with `__proto__` keys dropped. A reviver makes parsing several times
+ * slower, so it runs only when the text could hold such a key: written out, or hidden in a \u escape.
+ */
+function parseJson(text: string): unknown {
+  // Each level takes a character: a text shorter than the bound cannot exceed it, and needs no scan.
+  if (text.length > MAX_JSON_DEPTH && jsonDepth(text) > MAX_JSON_DEPTH) throw new SyntaxError(`JSON nested more than ${MAX_JSON_DEPTH} deep`);
+  return text.includes('__proto__') || text.includes('\\u') ? JSON.parse(text, dropProto) : JSON.parse(text);
+}
+
+/** The deepest nesting of objects and arrays in a JSON text (brackets inside strings do not count). */
+function jsonDepth(text: string): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) max = Math.max(max, ++depth);
+    else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return max;
+}
+
 function fromXml(text: string): unknown {
-  const doc = xml.parse(text, true) as Record<string, unknown>;
+  const doc = xml().parse(text, true) as Record<string, unknown>;
   const roots = Object.keys(doc);
   if (roots.length !== 1) throw new SyntaxError('XML document must have one root element');
   const root = doc[roots[0]!];
@@ -86,11 +121,11 @@ export function decodeBody(body: string): unknown {
   const text = body.trim();
   if (!text) throw new SyntaxError('empty body');
   const first = text[0];
-  if (first === '{' || first === '[') return JSON.parse(text, dropProto);
+  if (first === '{' || first === '[') return parseJson(text);
   if (first === '<') return fromXml(text);
   if (/^[aO]:\d+:/.test(text)) return phpUnserialize(text);
   const jsonp = /^[A-Za-z_$][\w$.]*\s*\(([\s\S]*)\)\s*;?$/.exec(text);
-  if (jsonp) return JSON.parse(jsonp[1]!, dropProto);
+  if (jsonp) return parseJson(jsonp[1]!);
   return fromText(text);
 }
 

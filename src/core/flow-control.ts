@@ -15,6 +15,7 @@ export interface FlowControlOptions {
 interface Waiter {
   start: () => void;
   fail: (err: Error) => void;
+  signal?: AbortSignal;
 }
 
 export class FlowControl {
@@ -22,10 +23,12 @@ export class FlowControl {
   readonly rate: number;
   readonly queueSize: number;
   private active = 0;
-  private readonly queue: Waiter[] = [];
+  private queue: Waiter[] = [];
   private nextStart = 0;
   private timer?: NodeJS.Timeout;
   private readonly listeners = new Set<() => void>();
+  /** Signals listened to: once each, as one signal (a node's) may stand for thousands of queued requests. */
+  private readonly watched = new WeakSet<AbortSignal>();
 
   constructor(opts: FlowControlOptions = {}) {
     this.concurrency = Math.max(1, Math.floor(opts.concurrency ?? 8));
@@ -52,8 +55,16 @@ export class FlowControl {
   }
 
   /** Runs `fn` when a slot is free and the rate allows. */
-  async run<T>(fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
-    await this.acquire(signal);
+  run<T>(fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    // A free slot starts `fn` at once, without waiting a turn for an already resolved promise.
+    if (!signal?.aborted && this.queue.length === 0 && this.canStart()) {
+      this.take();
+      return this.exec(fn);
+    }
+    return this.acquire(signal).then(() => this.exec(fn));
+  }
+
+  private async exec<T>(fn: () => Promise<T>): Promise<T> {
     try {
       return await fn();
     } finally {
@@ -65,34 +76,29 @@ export class FlowControl {
 
   private acquire(signal?: AbortSignal): Promise<void> {
     if (signal?.aborted) return Promise.reject(closed());
-    if (this.queue.length === 0 && this.canStart()) {
-      this.take();
-      return Promise.resolve();
-    }
     if (this.queue.length >= this.queueSize) {
       return Promise.reject(
         new TransportError(Codes.QUEUE_FULL, `too many requests waiting for this account (${this.queueSize} queued, ${this.active} in flight); the message was not sent`, { notSent: true }),
       );
     }
     return new Promise<void>((resolve, reject) => {
-      const onAbort = () => {
-        const i = this.queue.indexOf(waiter);
-        if (i >= 0) this.queue.splice(i, 1);
-        this.changed();
-        reject(closed());
-      };
-      const waiter: Waiter = {
-        start: () => {
-          signal?.removeEventListener('abort', onAbort);
-          resolve();
-        },
-        fail: reject,
-      };
-      signal?.addEventListener('abort', onAbort, { once: true });
-      this.queue.push(waiter);
+      if (signal && !this.watched.has(signal)) {
+        this.watched.add(signal);
+        signal.addEventListener('abort', () => this.cancel(signal), { once: true });
+      }
+      this.queue.push({ start: resolve, fail: reject, signal });
       this.changed();
       this.pump();
     });
+  }
+
+  /** Fails the queued requests of an aborted signal. */
+  private cancel(signal: AbortSignal): void {
+    const gone = this.queue.filter((w) => w.signal === signal);
+    if (gone.length === 0) return;
+    this.queue = this.queue.filter((w) => w.signal !== signal);
+    this.changed();
+    for (const w of gone) w.fail(closed());
   }
 
   private canStart(): boolean {

@@ -23,7 +23,7 @@ export interface PollOptions {
   windowSeconds?: number;
   /** Most pages read in one poll. */
   maxPages?: number;
-  /** Most keys remembered when records carry no usable received_time. */
+  /** Most keys remembered: during a poll, and after it when records carry no usable received_time. */
   maxSeen?: number;
 }
 
@@ -39,6 +39,14 @@ function shift(time: string, seconds: number): string | undefined {
 /** A short stable identity of a record (the inbox gives records no id). */
 export function recordKey(r: InboxRecord): string {
   return createHash('sha1').update(JSON.stringify([r.recipient, r.sender, r.received_time, r.keyword, r.message])).digest('base64url').slice(0, 22);
+}
+
+/** Deletes the first-inserted entries of a Set or Map beyond `max`. */
+function forgetOldest(entries: Set<string> | Map<string, string>, max: number): void {
+  for (const key of entries.keys()) {
+    if (entries.size <= max) return;
+    entries.delete(key);
+  }
 }
 
 export class InboxPoller {
@@ -89,12 +97,16 @@ export class InboxPoller {
       }
       if (news.length) emit(news);
       fresh += news.length;
+      // Memory stays bounded however many records one poll reads: only records inside the window before
+      // the newest time can be read by the next poll (the newest only grows, so the others never will),
+      // and at most maxSeen keys are remembered, the oldest forgotten first.
+      const cutoff = newest ? shift(newest, -this.opts.windowSeconds) : undefined;
+      if (cutoff) for (const [key, time] of read) if (TIME.test(time) && time < cutoff) read.delete(key);
+      forgetOldest(read, this.opts.maxSeen);
+      forgetOldest(seen, this.opts.maxSeen);
       if (records.length < pageSize) break;
     }
-    const cutoff = newest ? shift(newest, -this.opts.windowSeconds) : undefined;
-    let keep = [...read].filter(([, time]) => !cutoff || !TIME.test(time) || time >= cutoff).map(([key]) => key);
-    if (keep.length > this.opts.maxSeen) keep = keep.slice(-this.opts.maxSeen);
-    this.state = { watermark: newest, seen: keep };
+    this.state = { watermark: newest, seen: [...read.keys()] };
     await this.store.save(this.state);
     return fresh;
   }

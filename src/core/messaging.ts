@@ -70,7 +70,9 @@ export async function buildMessage(input: MessageInput): Promise<{ params: Recor
 function messageBody(input: MessageInput): Record<string, unknown> {
   const given = typeof input.body === 'string' ? { type: 'text', text: { message: input.body } } : v.plainObject('payload', input.body);
   checkDeep('payload', given, 0);
-  const body: Record<string, unknown> = { ...given };
+  // Not { ...given }: V8 adds the properties below to a spread copy about ten times slower. checkDeep has
+  // refused `__proto__` keys, so assign cannot set a prototype.
+  const body: Record<string, unknown> = Object.assign({}, given);
 
   const rawType = v.text('type', body.type, { required: true });
   // The spec's parameter table writes `contact` where the body uses `contacts`: accept both, send `contacts`.
@@ -316,11 +318,12 @@ export async function messageCall(input: MessageInput, format?: CallContext['for
     throw err;
   }
   const { params, media } = built;
+  params.format = format === 'xml' ? 'xml' : 'json'; // params is ours: added, not spread into a copy (slower)
   return {
     kind: 'send',
     method: 'POST',
     path: '/api/v4/',
-    params: { ...params, format: format === 'xml' ? 'xml' : 'json' },
+    params,
     success: 'OK',
     open: media?.open,
     repeatable: media?.repeatable ?? true,

@@ -49,7 +49,7 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 
 /** Runs `attempt` and retries it as the policy allows. The last error is the one thrown. */
 export async function withRetry<T>(kind: Idempotency, attempt: () => Promise<T>, opts: RetryOptions = {}, signal?: AbortSignal): Promise<T> {
-  const o = { ...DEFAULTS, ...Object.fromEntries(Object.entries(opts).filter(([, v]) => v !== undefined)) };
+  const o = { retries: opts.retries ?? DEFAULTS.retries, baseDelay: opts.baseDelay ?? DEFAULTS.baseDelay, maxDelay: opts.maxDelay ?? DEFAULTS.maxDelay };
   for (let n = 0; ; n++) {
     try {
       return await attempt();

@@ -33,7 +33,8 @@ export function text(field: string, value: unknown, opts: { max?: number; requir
   if (typeof value !== 'string') throw new InputError(field, `must be a string, not ${describe(value)}`);
   const s = opts.trim === false ? value : value.trim();
   if (opts.required && !s) throw new InputError(field, 'is required');
-  if (opts.max !== undefined && charCount(s) > opts.max) {
+  // A string has at least as many UTF-16 units as characters: within the bound in units, no need to count.
+  if (opts.max !== undefined && s.length > opts.max && charCount(s) > opts.max) {
     throw new InputError(field, `is ${charCount(s)} characters long; at most ${opts.max} are allowed`);
   }
   return s || undefined;

@@ -1,6 +1,7 @@
 // What the four action nodes share: TypedInput settings ("the node setting wins, the message fills what
 // is empty"), the status while requesting and after, and the single place where a message ends:
 // either send(msg) + done() or done(err) with err.code, exactly once, whatever fails.
+import { setMaxListeners } from 'node:events';
 import type { KaleyraClient } from '../core/client';
 import type { Result } from '../core/context';
 import { Codes, InputError, TransportError } from '../core/errors';
@@ -56,7 +57,11 @@ export function registerAction<T>(RED: RED, type: string, spec: ActionSpec<T>): 
     const set = spec.settings
       .map((name) => ({ name, value: String(config[name] ?? ''), type: String(config[`${name}Type`] || 'str') }))
       .filter((s) => s.value !== '' || !['str', 'num', 'json'].includes(s.type));
-    const inFlight = new Set<AbortController>();
+    // One controller for the node, aborted when it stops: every msg of the node is cancelled then, and
+    // an AbortController per msg costs microseconds each. Its listeners are the node's requests.
+    const stopping = new AbortController();
+    setMaxListeners(0, stopping.signal);
+    let inFlight = 0;
     let closing = false;
     let onIdle: (() => void) | undefined;
     /** Outcomes of the messages that ended while the node was stopping, by code ('sent' for outputs). */
@@ -79,15 +84,14 @@ export function registerAction<T>(RED: RED, type: string, spec: ActionSpec<T>): 
       }
       statusAt = Date.now();
       const queued = client?.flow.queued ?? 0;
-      const busy = `requesting (${inFlight.size})${queued > 0 ? `, ${queued} queued for the account` : ''}`;
-      node.status(inFlight.size > 0 ? { fill: 'blue', shape: 'dot', text: busy } : lastStatus);
+      const busy = `requesting (${inFlight})${queued > 0 ? `, ${queued} queued for the account` : ''}`;
+      node.status(inFlight > 0 ? { fill: 'blue', shape: 'dot', text: busy } : lastStatus);
     };
 
     node.on('input', (msg, send, done) => {
-      const controller = new AbortController();
-      inFlight.add(controller);
+      inFlight++;
       showStatus();
-      handle(msg, controller.signal)
+      handle(msg, stopping.signal)
         .then((result) => {
           msg.payload = result.payload;
           msg.kaleyra = result.envelope;
@@ -100,22 +104,23 @@ export function registerAction<T>(RED: RED, type: string, spec: ActionSpec<T>): 
           return err;
         })
         .then((err) => {
-          inFlight.delete(controller);
+          inFlight--;
           showStatus();
           if (closing) {
             const outcome = err ? ((err as { code?: string }).code ?? 'error') : 'sent';
             endedWhileClosing.set(outcome, (endedWhileClosing.get(outcome) ?? 0) + 1);
           }
           done(err);
-          if (inFlight.size === 0) onIdle?.();
+          if (inFlight === 0) onIdle?.();
         });
     });
 
     async function handle(msg: NodeMessage, signal: AbortSignal): Promise<Result<T>> {
       if (closing) throw new TransportError(Codes.CLOSED, 'the node is closing; the message was not sent', { notSent: true });
       if (!account) throw new InputError('account', 'no kaleyra-config node is selected');
-      client = await account.getClient();
-      return spec.run({ client, account, settings: await evaluateAll(msg), msg, signal, config });
+      // Once the account's client is known, and when nothing is to be evaluated, a msg waits no turn.
+      client ??= await account.getClient();
+      return spec.run({ client, account, settings: set.length > 0 ? await evaluateAll(msg) : {}, msg, signal, config });
     }
 
     async function evaluateAll(msg: NodeMessage): Promise<Record<string, unknown>> {
@@ -138,8 +143,8 @@ export function registerAction<T>(RED: RED, type: string, spec: ActionSpec<T>): 
         }
         done();
       };
-      const timer = setTimeout(() => inFlight.forEach((c) => c.abort()), CLOSE_GRACE_MS);
-      if (inFlight.size === 0) finish();
+      const timer = setTimeout(() => stopping.abort(), CLOSE_GRACE_MS);
+      if (inFlight === 0) finish();
       else onIdle = finish;
     });
 

@@ -27,9 +27,10 @@ async function correlate(correlator: Correlator, event: DeliveryEvent | CallEven
   if (event.event === 'delivery') {
     const c = await correlator.delivery(ref, event.mobile, event.status);
     if (!c.known) return event;
-    return { ...event, id: c.id, ref: c.userRef, state: c.state, late: c.late };
+    // Added to the event (ours, just parsed), not spread into a copy: V8 adds to a spread copy ~10× slower.
+    return Object.assign(event, { id: c.id, ref: c.userRef, state: c.state, late: c.late });
   }
   const c = await correlator.call(ref);
   if (!c.known) return event;
-  return { ...event, id: c.id, ref: c.userRef, custom: c.custom };
+  return Object.assign(event, { id: c.id, ref: c.userRef, custom: c.custom });
 }

@@ -6,7 +6,7 @@ import type { AccountNode } from './action';
 import { localBase } from './listener';
 import type { Node, RED } from './red';
 import { acquireSimulator, releaseSimulator } from './shared-simulator';
-import { DEMO_KEY } from '../simulator';
+import { DEMO_KEY } from '../simulator/types';
 import { installSimulatorRoutes } from './simulator-routes';
 
 const DEFAULT_URLS = {

@@ -8,7 +8,7 @@ export = function register(RED: RED) {
   registerAction(RED, 'kaleyra-whatsapp', {
     settings: ['from', 'to', 'callback'],
     async run({ client, account, settings: s, msg, signal, config }) {
-      const report = await openReport(RED, config.reportTo, account, 'message', msg.ref);
+      const report = config.reportTo ? await openReport(RED, config.reportTo, account, 'message', msg.ref) : undefined;
       const input = { from: orMsg(s.from, msg.from), to: orMsg(s.to, msg.to), callback: report?.url ?? s.callback, body: msg.payload, file: msg.file, filename: msg.filename };
       try {
         const result = await client.sendMessage(input, signal);

@@ -39,15 +39,15 @@ export function routePath(path: unknown): string {
   return ('/' + p.replace(/^\/+/, '')).replace(/\/+$/, '') || '/';
 }
 
-function sameToken(given: string, expected: string): boolean {
+const digest = (s: string) => createHash('sha256').update(s).digest();
+
+function sameToken(given: string, expected: Buffer): boolean {
   // Compare digests, so the comparison takes the same time whatever the lengths.
-  const a = createHash('sha256').update(given).digest();
-  const b = createHash('sha256').update(expected).digest();
-  return timingSafeEqual(a, b);
+  return timingSafeEqual(digest(given), expected);
 }
 
-function queryToken(req: Req): string {
-  return new URL(req.originalUrl ?? req.url ?? '/', 'http://localhost').searchParams.get('token') ?? '';
+function queryOf(req: Req): URLSearchParams {
+  return new URL(req.originalUrl ?? req.url ?? '/', 'http://localhost').searchParams;
 }
 
 function answer(res: ServerResponse, status: number, text: string): void {
@@ -58,9 +58,8 @@ function answer(res: ServerResponse, status: number, text: string): void {
 }
 
 /** Reads a POST body up to BODY_LIMIT; an already parsed body (httpNodeMiddleware) is used as is. */
-export async function readParams(req: Req): Promise<Params | 'too-large' | 'malformed'> {
+export async function readParams(req: Req, query = queryOf(req)): Promise<Params | 'too-large' | 'malformed'> {
   const params: Params = {};
-  const query = new URL(req.originalUrl ?? req.url ?? '/', 'http://localhost').searchParams;
   for (const [k, v] of query) params[k] = v;
   if (req.method !== 'POST') return params;
 
@@ -104,6 +103,7 @@ export function listen(RED: RED, node: ListenerNode, config: Record<string, unkn
   node.path = routePath(config.path);
   const root = String(RED.settings.httpNodeRoot ?? '/').replace(/\/+$/, '');
   const token = node.credentials?.token ?? '';
+  const tokenDigest = digest(token); // once, not for every request
 
   node.localUrl = (extra = {}) => {
     const query = new URLSearchParams(token ? { token, ...extra } : extra).toString();
@@ -120,8 +120,9 @@ export function listen(RED: RED, node: ListenerNode, config: Record<string, unkn
     void (async () => {
       // The token must be in the query (a body field named token does not count), and is checked before
       // any body is read, so a stranger's request is neither parsed nor able to make the node warn.
-      if (token && !sameToken(queryToken(req), token)) return answer(res, 403, 'Forbidden');
-      const params = await readParams(req);
+      const query = queryOf(req); // parsed once, for the token and the parameters
+      if (token && !sameToken(query.get('token') ?? '', tokenDigest)) return answer(res, 403, 'Forbidden');
+      const params = await readParams(req, query);
       if (params === 'too-large') return answer(res, 413, 'Payload Too Large');
       if (params === 'malformed') {
         node.warn(`malformed request to ${node.path}: the body must be a flat JSON object or a form`);

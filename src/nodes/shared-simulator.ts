@@ -1,7 +1,7 @@
 // One in-process simulator per Node-RED, shared by every config node in simulator mode. It outlives a
 // redeploy by a short grace time, so its inbox and calls are still there when the new flows start.
 // vmn-in nodes register their trigger URL here; the newest one receives the injected SMS.
-import { Simulator } from '../simulator';
+import type { Simulator } from '../simulator';
 import type { SimulatorUrls } from '../simulator/types';
 
 const GRACE_MS = 2_000;
@@ -16,6 +16,8 @@ export function acquireSimulator(): Promise<SimulatorUrls> {
   users++;
   clearTimeout(stopTimer);
   if (!sim) {
+    // Loaded when first used, not when Node-RED starts: most flows never run the simulator.
+    const { Simulator } = require('../simulator') as typeof import('../simulator');
     sim = new Simulator({ acceptAnyKey: true });
     sim.vmnTriggerUrl = triggers.at(-1);
     started = sim.start();

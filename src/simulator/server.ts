@@ -25,9 +25,9 @@ import type {
   SimulatorUrls,
   SmsInput,
 } from './types';
+import { DEMO_KEY } from './types';
 
-/** The key a simulator built without `keys` accepts. */
-export const DEMO_KEY = 'sim-key';
+export { DEMO_KEY };
 
 const SMALL_BODY_LIMIT = 1024 * 1024;
 

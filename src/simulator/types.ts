@@ -1,5 +1,8 @@
 /** Public types of the service simulator (interfaces A–D of spec/service-api.md). */
 
+/** The key a simulator built without `keys` accepts (here, not in server.ts, so it loads without the simulator). */
+export const DEMO_KEY = 'sim-key';
+
 export type Endpoint = 'messaging' | 'vmn' | 'obd' | 'voice';
 export type KeyState = 'active' | 'suspended' | 'nocredit';
 

@@ -1,0 +1,253 @@
+'use strict';
+// Send throughput (npm run bench, or node bench/send.js [--rounds 8] [--messages 4000] [--concurrency 16]).
+// One loopback server (bench/lib/server.js, a child process that drains the body and answers the JSON
+// success envelope) and, in this process, three clients sending the identical multipart request
+// (method, from, body, format, api_key), `concurrency` at a time, in interleaved rounds:
+//   - whatsapp: the kaleyra-whatsapp node in the real Node-RED runtime (node-red-node-test-helper);
+//   - raw: undici Pool + form-data, the form serialised with getBuffer() (the limit: no runtime, no checks);
+//   - floor (shown for reference): a node made here whose input handler sends with the raw client: the
+//     runtime's own cost per msg plus the limit, i.e. the best any node can do in this runtime;
+//   - core: a function node building msg.payload as an object of fields with msg.headers content-type
+//     multipart/form-data, into the core `http request` node (keep-alive on), as users do today.
+// Rounds interleave the variants (in a Williams order, after a GC each); prints msgs/s per round, CPU
+// time per msg, the medians and the ratios (each round's ratio, then their median).
+const { spawnSync } = require('node:child_process');
+
+if (require.main === module && typeof global.gc !== 'function') {
+  // A GC before each measurement: run again with --expose-gc.
+  const r = spawnSync(process.execPath, ['--expose-gc', __filename, ...process.argv.slice(2)], { stdio: 'inherit' });
+  process.exit(r.status ?? 1);
+}
+
+const helper = require('node-red-node-test-helper');
+// Node-RED as the tests reach it: KALEYRA_NODE_RED_DIR runs a benchmark against another version.
+const { nodeRedMain, fromNodeRed } = require('../test/helpers/node-red');
+const { Pool } = require('undici');
+const FormData = require('form-data');
+const { startServer, median, options, num, result, unspy, sleep } = require('./lib/common');
+
+helper.init(nodeRedMain);
+const catchNode = fromNodeRed('@node-red/nodes/core/common/25-catch.js');
+const functionNode = fromNodeRed('@node-red/nodes/core/function/10-function.js');
+const httpRequestNode = fromNodeRed('@node-red/nodes/core/network/21-httprequest.js');
+const configNode = require('../nodes/kaleyra-config.js');
+const whatsappNode = require('../nodes/kaleyra-whatsapp.js');
+
+const KEY = 'BENCH-KEY-0123456789abcdef';
+const FROM = '918000000000';
+const to = (i) => `9197${String(10_000_000 + (i % 10_000_000)).slice(-8)}`;
+const text = (i) => `bench message ${i}`;
+
+// What a user writes in the function node today (the same fields, in the same order, as the node sends).
+const FUNCTION_BODY = `
+msg.url = env.get('BENCH_URL') + '/api/v4/';
+msg.headers = { 'content-type': 'multipart/form-data' };
+msg.payload = {
+  method: 'wa',
+  from: msg.from,
+  body: JSON.stringify({ type: 'text', text: { message: msg.payload }, to: msg.to }),
+  format: 'json',
+  api_key: env.get('BENCH_KEY'),
+};
+return msg;`;
+
+function flow(url, o) {
+  return [
+    { id: 't1', type: 'tab', label: 'bench', env: [{ name: 'BENCH_URL', value: url, type: 'str' }, { name: 'BENCH_KEY', value: KEY, type: 'str' }] },
+    { id: 'acct', type: 'kaleyra-config', name: 'bench', messagingUrl: url, simulator: false, timeout: 30, concurrency: o.concurrency, rateLimit: 0, queueSize: 100_000, retries: 0 },
+    { id: 'wa', type: 'kaleyra-whatsapp', z: 't1', account: 'acct', wires: [['wa-out']] },
+    { id: 'wa-out', type: 'helper', z: 't1' },
+    { id: 'floor', type: 'bench-raw', z: 't1', wires: [['floor-out']] },
+    { id: 'floor-out', type: 'helper', z: 't1' },
+    { id: 'fn', type: 'function', z: 't1', func: FUNCTION_BODY, outputs: 1, wires: [['req']] },
+    { id: 'req', type: 'http request', z: 't1', method: 'POST', ret: 'obj', paytoqs: 'ignore', url: '', persist: true, tls: '', proxy: '', authType: '', senderr: false, headers: [], wires: [['req-out']] },
+    { id: 'req-out', type: 'helper', z: 't1' },
+    { id: 'c1', type: 'catch', z: 't1', scope: null, uncaught: false, wires: [['caught']] },
+    { id: 'caught', type: 'helper', z: 't1' },
+  ];
+}
+
+/** Feeds `n` msgs into `entry`, `concurrency` outstanding at a time; resolves when `exit` got all of them. */
+function driveFlow(entry, exit, n, concurrency) {
+  return new Promise((resolve, reject) => {
+    let fed = 0;
+    let got = 0;
+    const feed = () => {
+      const i = fed++;
+      entry.receive({ payload: text(i), to: to(i), from: FROM });
+    };
+    const onOut = (msg) => {
+      const p = msg.payload;
+      const ok = Array.isArray(p) ? p[0]?.id : p?.status === 'OK';
+      if (!ok) return finish(new Error(`unexpected output: ${JSON.stringify(p).slice(0, 200)}`));
+      if (++got === n) return finish();
+      if (fed < n) feed();
+    };
+    const onError = (msg) => finish(new Error(`error: ${msg.error?.message}`));
+    function finish(err) {
+      exit.off('input', onOut);
+      helper.getNode('caught').off('input', onError);
+      if (err) reject(err);
+      else resolve();
+    }
+    exit.on('input', onOut);
+    helper.getNode('caught').on('input', onError);
+    for (let k = 0; k < Math.min(concurrency, n); k++) feed();
+  });
+}
+
+/** The limit: the same request straight through undici, no runtime and no checks. */
+function rawClient(url, concurrency) {
+  const pool = new Pool(url, { connections: concurrency, keepAliveTimeout: 4_000 });
+  async function one(message, mobile) {
+    const form = new FormData();
+    form.append('method', 'wa');
+    form.append('from', FROM);
+    form.append('body', JSON.stringify({ type: 'text', text: { message }, to: mobile }));
+    form.append('format', 'json');
+    form.append('api_key', KEY);
+    const body = form.getBuffer();
+    const headers = { 'content-type': `multipart/form-data; boundary=${form.getBoundary()}`, 'content-length': String(body.length) };
+    const res = await pool.request({ method: 'POST', path: '/api/v4/', headers, body });
+    const env = JSON.parse(await res.body.text());
+    if (res.statusCode !== 200 || env.status !== 'OK') throw new Error(`unexpected answer ${res.statusCode}`);
+  }
+  async function run(n) {
+    let next = 0;
+    const worker = async () => {
+      while (next < n) {
+        const i = next++;
+        await one(text(i), to(i));
+        // Yielding to the event loop before the next request measured 8-25% faster here (answers that
+        // arrived together are all read before new requests are written): the limit is the faster form.
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(concurrency, n) }, worker));
+  }
+  return { one, run, close: () => pool.close() };
+}
+
+/**
+ * Round r's order of n variants (a Williams design): over n rounds each variant runs right after every
+ * other one exactly once, so none is always measured after the same one (say, the slow core node).
+ */
+function williams(n, r) {
+  const first = [0];
+  for (let k = 1; first.length < n; k++) {
+    first.push(k);
+    if (first.length < n) first.push(n - k);
+  }
+  const row = first.map((x) => (x + r) % n);
+  return n % 2 === 1 && Math.floor(r / n) % 2 === 1 ? row.reverse() : row;
+}
+
+/** The multipart body with its boundary replaced, so two clients' requests can be compared. */
+function normalise(c) {
+  const boundary = /boundary=(\S+)/.exec(c.type)?.[1];
+  return boundary ? c.body.split(boundary).join('BOUNDARY') : c.body;
+}
+
+/** The floor: a node that sends each msg with the raw client, then send + done. */
+function floorNode(raw) {
+  return (RED) => {
+    function BenchRaw(config) {
+      RED.nodes.createNode(this, config);
+      this.on('input', (msg, send, done) => {
+        raw.one(msg.payload, msg.to).then(() => {
+          msg.payload = [{ id: 'x', mobile: msg.to }];
+          send(msg);
+          done();
+        }, done);
+      });
+    }
+    RED.nodes.registerType('bench-raw', BenchRaw);
+  };
+}
+
+async function run(opts = {}) {
+  const o = { rounds: 8, messages: 4000, concurrency: 16, warmup: 2000, log: console.log, ...opts };
+  const server = await startServer();
+  const raw = rawClient(server.url, o.concurrency);
+  await helper.load([catchNode, functionNode, httpRequestNode, configNode, whatsappNode, floorNode(raw)], flow(server.url, o), { acct: { apiKey: KEY } });
+  unspy(helper, flow(server.url, o).map((n) => n.id));
+  const wa = helper.getNode('wa');
+  const fn = helper.getNode('fn');
+  const variants = {
+    whatsapp: (n) => driveFlow(wa, helper.getNode('wa-out'), n, o.concurrency),
+    raw: (n) => raw.run(n),
+    floor: (n) => driveFlow(helper.getNode('floor'), helper.getNode('floor-out'), n, o.concurrency),
+    core: (n) => driveFlow(fn, helper.getNode('req-out'), n, o.concurrency),
+  };
+  const rates = { whatsapp: [], raw: [], floor: [], core: [] };
+  // CPU time of this process per msg (the server is another process): steadier than rates on a busy machine.
+  const cpu = { whatsapp: [], raw: [], floor: [], core: [] };
+  try {
+    // The three send the same request: compare one of each (the boundary aside).
+    const bodies = {};
+    for (const [name, go] of Object.entries(variants)) {
+      const { next } = await server.capture();
+      await go(1);
+      bodies[name] = await next;
+    }
+    // The raw client's request is the reference; its content type has no boundary to compare.
+    for (const name of ['whatsapp', 'floor', 'core']) {
+      if (normalise(bodies[name]) !== normalise(bodies.raw)) {
+        throw new Error(`the ${name} request differs from the raw one:\n${normalise(bodies[name])}\n---\n${normalise(bodies.raw)}`);
+      }
+    }
+    o.log(`send: the requests are identical (${bodies.raw.body.length} bytes of multipart body; boundary aside)`);
+    for (const [name, go] of Object.entries(variants)) if (!o.only || name === o.only) await go(o.warmup);
+
+    // --only <name>: one variant (to profile it with node --cpu-prof).
+    const names = o.only ? [o.only] : Object.keys(variants);
+    for (let r = 0; r < o.rounds; r++) {
+      const order = williams(names.length, r).map((k) => names[k]);
+      const line = [];
+      for (const name of order) {
+        // What the previous variant left (garbage, closing sockets) is not charged to this one.
+        global.gc?.();
+        await sleep(100);
+        const c0 = process.cpuUsage();
+        const t0 = process.hrtime.bigint();
+        await variants[name](o.messages);
+        const s = Number(process.hrtime.bigint() - t0) / 1e9;
+        const c = process.cpuUsage(c0);
+        rates[name].push(o.messages / s);
+        cpu[name].push((c.user + c.system) / o.messages);
+        line.push(`${name} ${num(o.messages / s)}`);
+      }
+      o.log(`send: round ${r + 1}/${o.rounds} (msgs/s): ${line.join(', ')}`);
+    }
+  } finally {
+    await raw.close();
+    await helper.unload();
+    await server.stop();
+  }
+  const m = Object.fromEntries(Object.entries(rates).map(([k, v]) => [k, v.length ? median(v) : NaN]));
+  // Ratios within each round (the machine's load changes between rounds more than within one), then their median.
+  const ratio = (a, b) => median(rates[a].map((x, r) => x / rates[b][r]));
+  const vsRaw = ratio('whatsapp', 'raw');
+  const vsCore = ratio('whatsapp', 'core');
+  o.log(`send: medians of ${o.rounds} rounds × ${o.messages} msgs, concurrency ${o.concurrency} (msgs/s): whatsapp ${num(m.whatsapp)}, raw undici+form-data ${num(m.raw)}, floor (raw inside a node) ${num(m.floor)}, core http request ${num(m.core)}`);
+  const c = Object.fromEntries(Object.entries(cpu).map(([k, v]) => [k, v.length ? median(v) : NaN]));
+  o.log(`send: CPU of this process per msg (µs, medians): whatsapp ${num(c.whatsapp)}, raw ${num(c.raw)}, floor ${num(c.floor)}, core ${num(c.core)}`);
+  o.log(`send: whatsapp / raw = ${vsRaw.toFixed(2)} (target ≥ 0.8); whatsapp / core = ${vsCore.toFixed(2)} (target ≥ 4); whatsapp / floor = ${ratio('whatsapp', 'floor').toFixed(2)}; floor / raw = ${ratio('floor', 'raw').toFixed(2)} (medians of the rounds' ratios)`);
+  return {
+    medians: m,
+    rows: [
+      { bench: 'send: kaleyra-whatsapp, concurrency 16', value: `${num(m.whatsapp)} msgs/s`, compared: `${vsRaw.toFixed(2)}× raw undici+form-data (${num(m.raw)}/s); ${vsCore.toFixed(2)}× core http request (${num(m.core)}/s)`, target: '≥ 0.8× raw, ≥ 4× core', met: vsRaw >= 0.8 && vsCore >= 4 },
+    ],
+  };
+}
+
+module.exports = { run };
+
+if (require.main === module) {
+  run(options({}))
+    .then((r) => result('send', r.rows))
+    .catch((err) => {
+      console.error(err);
+      process.exitCode = 1;
+    });
+}
