@@ -150,7 +150,10 @@ export function toEnvelope(body: string): Envelope {
   if (typeof status !== 'string' && typeof status !== 'number') {
     throw new TransportError(Codes.BAD_RESPONSE, `the service's answer has no status: "${snippet(body)}"`);
   }
-  return { ...env, status: String(status).trim(), message: messageText(env.message) };
+  // In place: env is a fresh object of the decoder's, and a copy would cost more than the rest of this.
+  env.status = String(status).trim();
+  env.message = messageText(env.message);
+  return env as Envelope;
 }
 
 // String() of a decoded object can throw (a `toString` key that is not a function): objects are shown as JSON.
