@@ -213,10 +213,10 @@ async function run(opts = {}) {
       }
     }
     o.log(`send: the requests are identical (${bodies.raw.body.length} bytes of multipart body; boundary aside)`);
-    for (const [name, go] of Object.entries(variants)) if (!o.only || name === o.only) await go(o.warmup);
+    // --only <name>[,<name>...]: some of the variants (to profile one with node --cpu-prof, say).
+    const names = o.only ? String(o.only).split(',') : Object.keys(variants);
+    for (const name of names) await variants[name](o.warmup);
 
-    // --only <name>: one variant (to profile it with node --cpu-prof).
-    const names = o.only ? [o.only] : Object.keys(variants);
     for (let r = 0; r < o.rounds; r++) {
       const order = williams(names.length, r).map((k) => names[k]);
       const line = [];

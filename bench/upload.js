@@ -8,6 +8,12 @@
 //     arrayBuffers stays far below the buffer's size.
 // For reference, Node alone streaming the same file (fs.createReadStream().pipe(http.request)). Each case
 // runs `rounds` times, interleaved; medians and worst peaks are reported.
+// Why the first upload of a process grows RSS by about 32 MB whatever the read size (16-256 KB tried):
+// V8 frees young ArrayBuffers (the read chunks, long written) only in a scavenge, and starts one for
+// them when their backing stores reach twice the default semi-space (32 MB): `node --expose-gc
+// --trace-gc bench/upload.js` shows "Scavenge ... external memory pressure" every 32 MB sent. Later
+// uploads reuse that freed memory. Only recycling read buffers, which a stream's consumer may still
+// hold, could go lower.
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
@@ -170,7 +176,7 @@ async function run(opts = {}) {
   return {
     first: first.peak.rss,
     rows: [
-      { bench: `upload: ${o.mb} MB document from a file path`, value: `peak RSS +${mb(pathRss)} (median; worst ${mb(pathWorst)})`, compared: `first in a fresh process +${mb(first.peak.rss)}; held at once ${mb(live)} (after GC); Node's own fs→http pipe: +${mb(plainRss)} (worst ${mb(plainWorst)}); ${speed('path').toFixed(0)} MB/s`, target: '≤ 24 MB RSS growth', met: pathWorst <= 24 * MB },
+      { bench: `upload: ${o.mb} MB document from a file path`, value: `peak RSS +${mb(pathRss)} (median; worst ${mb(pathWorst)})`, compared: `first in a fresh process +${mb(first.peak.rss)}; held at once ${mb(live)} (after GC); Node's own fs→http pipe: +${mb(plainRss)} (worst ${mb(plainWorst)}); ${speed('path').toFixed(0)} MB/s`, target: '≤ 24 MB RSS growth (first upload included)', met: Math.max(pathWorst, first.peak.rss) <= 24 * MB },
       { bench: `upload: ${o.mb} MB document from a Buffer`, value: `peak +${mb(bufWorst)} (rss/external/arrayBuffers, the largest)`, compared: `${((100 * bufWorst) / size).toFixed(0)}% of the Buffer; ${speed('buffer').toFixed(0)} MB/s`, target: 'no extra copy', met: bufWorst < size / 4 },
     ],
   };
