@@ -2,9 +2,8 @@
 // Interface C (spec 4.3, 2.4): the exact request each valid input produces, every refused input, and
 // every response format (JSON, JSONP, XML, PHP serialize, plain text) and failure, over real HTTP.
 const assert = require('node:assert/strict');
-const { Recorder } = require('./helpers/recorder');
-const { Transport } = require('../dist/core/transport');
-const { InputError, ServiceError, TransportError } = require('../dist/core/errors');
+const { coreSuite } = require('./helpers/core-call');
+const { ServiceError } = require('../dist/core/errors');
 const { callStatus, callStatusParams, normaliseCallStatus, CALL_STATUS_FIELDS } = require('../dist/core/call-status');
 
 const KEY = 'kEy-CaLlStAtUs-4mX8pR2';
@@ -23,43 +22,8 @@ const PHP_R2 = 'a:4:{s:2:"id";s:14:"1234.5678-90ac";s:6:"mobile";i:9812345678;s:
 const php = (data) => `a:3:{s:6:"status";s:3:"200";s:7:"message";s:2:"OK";s:4:"data";${data}}`;
 
 describe('core/call-status (spec 4.3, 2.4)', function () {
-  let rec;
-  let transport;
-  const ctx = (extra = {}) => ({ transport, apiKey: KEY, baseUrl: rec.url, ...extra });
-  const answer = (reply) => {
-    rec.reply = typeof reply === 'function' ? reply : () => reply;
-  };
-
-  before(async function () {
-    rec = new Recorder();
-    await rec.start();
-    transport = new Transport({ timeout: 5000 });
-  });
-  after(async function () {
-    await transport.close();
-    await rec.stop();
-  });
-  beforeEach(function () {
-    rec.requests.length = 0;
-    answer(json({ 0: R1 }));
-  });
-
-  function noKey(err) {
-    assert.ok(!err.message.includes(KEY), `the api key leaked into: ${err.message}`);
-    assert.ok(!String(err.stack).includes(KEY), 'the api key leaked into the stack');
-  }
-
-  async function refused(input, field, method, code = 'INVALID_INPUT') {
-    await assert.rejects(callStatus(ctx(), input, method), (err) => {
-      assert.ok(err instanceof InputError, `expected an InputError, got ${err && err.name}: ${err && err.message}`);
-      assert.equal(err.code, code);
-      assert.equal(err.field, field);
-      assert.ok(err.message.startsWith(`${field}: `), err.message);
-      noKey(err);
-      return true;
-    });
-    assert.equal(rec.requests.length, 0, 'nothing may be sent for a refused input');
-  }
+  const { rec, ctx, answer, noKey, refused: refusedBy, failsOnGarbage } = coreSuite(KEY, json({ 0: R1 }));
+  const refused = (input, field, method, code = 'INVALID_INPUT') => refusedBy(() => callStatus(ctx(), input, method), field, code);
 
   async function sent(input, method, c = ctx()) {
     rec.requests.length = 0;
@@ -294,20 +258,7 @@ describe('core/call-status (spec 4.3, 2.4)', function () {
     });
 
     describe('answers that are not the service\'s surface as TransportErrors', function () {
-      for (const format of ['json', 'text']) {
-        for (const [name, reply, code] of garbage()) {
-          it(`${name} → ${code} (format ${format})`, async function () {
-            answer(reply);
-            await assert.rejects(callStatus(ctx({ format }), '1'), (err) => {
-              assert.ok(err instanceof TransportError, `expected a TransportError, got ${err && err.name}: ${err && err.message}`);
-              assert.equal(err.code, code, err.message);
-              noKey(err);
-              return true;
-            });
-            assert.equal(rec.requests.length, 1);
-          });
-        }
-      }
+      failsOnGarbage(['json', 'text'], (format) => callStatus(ctx({ format }), '1'), 4242);
     });
   });
 
@@ -324,30 +275,3 @@ describe('core/call-status (spec 4.3, 2.4)', function () {
     });
   });
 });
-
-/** Bodies and faults no decoder may accept: [name, recorder reply, expected code]. */
-function garbage() {
-  let seed = 4242;
-  const random = Buffer.alloc(512);
-  for (let i = 0; i < random.length; i++) {
-    seed = (seed * 1103515245 + 12345) % 2147483648;
-    random[i] = (seed >> 16) & 0xff;
-  }
-  return [
-    ['an HTML page', { headers: { 'content-type': 'text/html' }, body: '<html><head><title>Oops</title></head><body><h1>Service unavailable</h1></body></html>' }, 'BAD_RESPONSE'],
-    ['a malformed HTML page', { headers: { 'content-type': 'text/html' }, body: '<!DOCTYPE html>\n<html><body>Bad gateway<br></body></html>' }, 'BAD_RESPONSE'],
-    ['truncated JSON', '{"status":"200","message":"OK","data":{"0":{"id":"12', 'BAD_RESPONSE'],
-    ['truncated JSONP', 'callback({"status":"200","message":"OK","data":{"0":{"id":"12', 'BAD_RESPONSE'],
-    ['truncated PHP', 'a:3:{s:6:"status";s:3:"200";s:7:"message";s:2:"OK";s:4:"data";a:1:{i:0;a:4:{s:2:"id";s:14:"1234', 'BAD_RESPONSE'],
-    ['PHP with a wrong string length', 'a:2:{s:6:"status";s:4:"200";s:7:"message";s:2:"OK";}', 'BAD_RESPONSE'],
-    ['random bytes', { headers: { 'content-type': 'application/octet-stream' }, body: random }, 'BAD_RESPONSE'],
-    ['an empty body', '', 'BAD_RESPONSE'],
-    ['JSON without status', '{"message":"OK","data":{"0":{"id":"1"}}}', 'BAD_RESPONSE'],
-    ['plain text without status', 'message: OK\ndata.0.id: 1', 'BAD_RESPONSE'],
-    ['a sentence', 'Something went wrong, please try again later.', 'BAD_RESPONSE'],
-    ['HTTP 500 (even with a success body)', { status: 500, body: '{"status":"200","message":"OK","data":{}}' }, 'HTTP_STATUS'],
-    ['HTTP 502 with an HTML page', { status: 502, headers: { 'content-type': 'text/html' }, body: '<html><body>Bad gateway</body></html>' }, 'HTTP_STATUS'],
-    ['HTTP 404', { status: 404, body: 'Not found' }, 'HTTP_STATUS'],
-    ['a connection reset', 'reset', 'NETWORK'],
-  ];
-}

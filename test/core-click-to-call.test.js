@@ -2,8 +2,7 @@
 // Interface D (spec 4.4, 2.5, 6.2): the exact request each valid input produces (callback URL encoded
 // exactly once), every refused input (E423 for a missing receiver), every response format and failure.
 const assert = require('node:assert/strict');
-const { Recorder } = require('./helpers/recorder');
-const { Transport } = require('../dist/core/transport');
+const { coreSuite } = require('./helpers/core-call');
 const { InputError, ServiceError, TransportError } = require('../dist/core/errors');
 const { startClickToCall, clickToCallParams, buildCallbackUrl, CALLBACK_VARIABLES } = require('../dist/core/click-to-call');
 
@@ -15,43 +14,8 @@ const C = '9123456789';
 const ok = (data) => JSON.stringify({ status: '200', message: 'Call initiated', data });
 
 describe('core/click-to-call (spec 4.4, 2.5, 6.2)', function () {
-  let rec;
-  let transport;
-  const ctx = (extra = {}) => ({ transport, apiKey: KEY, baseUrl: rec.url, ...extra });
-  const answer = (reply) => {
-    rec.reply = typeof reply === 'function' ? reply : () => reply;
-  };
-
-  before(async function () {
-    rec = new Recorder();
-    await rec.start();
-    transport = new Transport({ timeout: 5000 });
-  });
-  after(async function () {
-    await transport.close();
-    await rec.stop();
-  });
-  beforeEach(function () {
-    rec.requests.length = 0;
-    answer(ok({ id: 'c2c_1' }));
-  });
-
-  function noKey(err) {
-    assert.ok(!err.message.includes(KEY), `the api key leaked into: ${err.message}`);
-    assert.ok(!String(err.stack).includes(KEY), 'the api key leaked into the stack');
-  }
-
-  async function refused(input, field, code = 'INVALID_INPUT') {
-    await assert.rejects(startClickToCall(ctx(), input), (err) => {
-      assert.ok(err instanceof InputError, `expected an InputError, got ${err && err.name}: ${err && err.message}`);
-      assert.equal(err.code, code);
-      assert.equal(err.field, field);
-      assert.ok(err.message.startsWith(`${field}: `), err.message);
-      noKey(err);
-      return true;
-    });
-    assert.equal(rec.requests.length, 0, 'nothing may be sent for a refused input');
-  }
+  const { rec, ctx, answer, noKey, refused: refusedBy, failsOnGarbage } = coreSuite(KEY, ok({ id: 'c2c_1' }));
+  const refused = (input, field, code = 'INVALID_INPUT') => refusedBy(() => startClickToCall(ctx(), input), field, code);
 
   async function sent(input, c = ctx()) {
     rec.requests.length = 0;
@@ -409,44 +373,7 @@ describe('core/click-to-call (spec 4.4, 2.5, 6.2)', function () {
     });
 
     describe('answers that are not the service\'s surface as TransportErrors', function () {
-      for (const format of ['json', 'text']) {
-        for (const [name, reply, code] of garbage()) {
-          it(`${name} → ${code} (format ${format})`, async function () {
-            answer(reply);
-            await assert.rejects(startClickToCall(ctx({ format }), { caller: A, receiver: B }), (err) => {
-              assert.ok(err instanceof TransportError, `expected a TransportError, got ${err && err.name}: ${err && err.message}`);
-              assert.equal(err.code, code, err.message);
-              noKey(err);
-              return true;
-            });
-            assert.equal(rec.requests.length, 1);
-          });
-        }
-      }
+      failsOnGarbage(['json', 'text'], (format) => startClickToCall(ctx({ format }), { caller: A, receiver: B }), 777);
     });
   });
 });
-
-/** Bodies and faults no decoder may accept: [name, recorder reply, expected code]. */
-function garbage() {
-  let seed = 777;
-  const random = Buffer.alloc(512);
-  for (let i = 0; i < random.length; i++) {
-    seed = (seed * 1103515245 + 12345) % 2147483648;
-    random[i] = (seed >> 16) & 0xff;
-  }
-  return [
-    ['an HTML page', { headers: { 'content-type': 'text/html' }, body: '<html><head><title>Oops</title></head><body><h1>Service unavailable</h1></body></html>' }, 'BAD_RESPONSE'],
-    ['a malformed HTML page', { headers: { 'content-type': 'text/html' }, body: '<!DOCTYPE html>\n<html><body>Bad gateway<br></body></html>' }, 'BAD_RESPONSE'],
-    ['truncated JSON', '{"status":"200","message":"Call initiated","data":{"id":"c2c_', 'BAD_RESPONSE'],
-    ['random bytes', { headers: { 'content-type': 'application/octet-stream' }, body: random }, 'BAD_RESPONSE'],
-    ['an empty body', '', 'BAD_RESPONSE'],
-    ['JSON without status', '{"message":"Call initiated","data":{"id":"c2c_1"}}', 'BAD_RESPONSE'],
-    ['plain text without status', 'message: Call initiated\ndata.id: c2c_1', 'BAD_RESPONSE'],
-    ['a sentence', 'Call could not be placed.', 'BAD_RESPONSE'],
-    ['HTTP 500 (even with a success body)', { status: 500, body: '{"status":"200","message":"OK","data":{"id":"c2c_1"}}' }, 'HTTP_STATUS'],
-    ['HTTP 502 with an HTML page', { status: 502, headers: { 'content-type': 'text/html' }, body: '<html><body>Bad gateway</body></html>' }, 'HTTP_STATUS'],
-    ['HTTP 403', { status: 403, body: 'Forbidden: source IP not allowed' }, 'HTTP_STATUS'],
-    ['a connection reset', 'reset', 'NETWORK'],
-  ];
-}

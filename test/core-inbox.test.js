@@ -2,9 +2,8 @@
 // Interface B (spec 4.2, 2.3): the exact request each valid input produces, every refused input, and
 // every response format and failure, over real HTTP against the recording server.
 const assert = require('node:assert/strict');
-const { Recorder } = require('./helpers/recorder');
-const { Transport } = require('../dist/core/transport');
-const { InputError, ServiceError, TransportError } = require('../dist/core/errors');
+const { coreSuite } = require('./helpers/core-call');
+const { ServiceError } = require('../dist/core/errors');
 const { readInbox, inboxParams, normaliseInbox, INBOX_FIELDS } = require('../dist/core/inbox');
 
 const KEY = 'kEy-InBoX-9f3Qz7W1';
@@ -35,43 +34,8 @@ const json = (data) => JSON.stringify({ status: '200', message: 'OK', data });
 const xmlRecord = (r) => `<inbox>${FIELDS.map((f) => (r[f] === '' ? `<${f}/>` : `<${f}>${r[f]}</${f}>`)).join('')}</inbox>`;
 
 describe('core/inbox (spec 4.2, 2.3)', function () {
-  let rec;
-  let transport;
-  const ctx = (extra = {}) => ({ transport, apiKey: KEY, baseUrl: rec.url, ...extra });
-  const answer = (reply) => {
-    rec.reply = typeof reply === 'function' ? reply : () => reply;
-  };
-
-  before(async function () {
-    rec = new Recorder();
-    await rec.start();
-    transport = new Transport({ timeout: 5000 });
-  });
-  after(async function () {
-    await transport.close();
-    await rec.stop();
-  });
-  beforeEach(function () {
-    rec.requests.length = 0;
-    answer(json({ rows: { inbox: REC1 } }));
-  });
-
-  function noKey(err) {
-    assert.ok(!err.message.includes(KEY), `the api key leaked into: ${err.message}`);
-    assert.ok(!String(err.stack).includes(KEY), 'the api key leaked into the stack');
-  }
-
-  async function refused(q, field, code = 'INVALID_INPUT') {
-    await assert.rejects(readInbox(ctx(), q), (err) => {
-      assert.ok(err instanceof InputError, `expected an InputError, got ${err && err.name}: ${err && err.message}`);
-      assert.equal(err.code, code);
-      assert.equal(err.field, field);
-      assert.ok(err.message.startsWith(`${field}: `), err.message);
-      noKey(err);
-      return true;
-    });
-    assert.equal(rec.requests.length, 0, 'nothing may be sent for a refused input');
-  }
+  const { rec, ctx, answer, noKey, refused: refusedBy, failsOnGarbage } = coreSuite(KEY, json({ rows: { inbox: REC1 } }));
+  const refused = (q, field, code = 'INVALID_INPUT') => refusedBy(() => readInbox(ctx(), q), field, code);
 
   async function sent(q, c = ctx()) {
     const result = await readInbox(c, q);
@@ -385,18 +349,7 @@ describe('core/inbox (spec 4.2, 2.3)', function () {
     });
 
     describe('answers that are not the service\'s surface as TransportErrors', function () {
-      for (const [name, reply, code] of garbage()) {
-        it(`${name} → ${code}`, async function () {
-          answer(() => reply);
-          await assert.rejects(readInbox(ctx(), { keyword: 'x' }), (err) => {
-            assert.ok(err instanceof TransportError, `expected a TransportError, got ${err && err.name}: ${err && err.message}`);
-            assert.equal(err.code, code, err.message);
-            noKey(err);
-            return true;
-          });
-          assert.equal(rec.requests.length, 1);
-        });
-      }
+      failsOnGarbage(['json', 'xml'], (format) => readInbox(ctx({ format }), { keyword: 'x' }), 12345);
     });
   });
 
@@ -409,27 +362,3 @@ describe('core/inbox (spec 4.2, 2.3)', function () {
     });
   });
 });
-
-/** Bodies and faults no decoder may accept: [name, recorder reply, expected code]. */
-function garbage() {
-  let seed = 12345;
-  const random = Buffer.alloc(512);
-  for (let i = 0; i < random.length; i++) {
-    seed = (seed * 1103515245 + 12345) % 2147483648;
-    random[i] = (seed >> 16) & 0xff;
-  }
-  return [
-    ['an HTML page', { headers: { 'content-type': 'text/html' }, body: '<html><head><title>Oops</title></head><body><h1>Service unavailable</h1></body></html>' }, 'BAD_RESPONSE'],
-    ['a malformed HTML page', { headers: { 'content-type': 'text/html' }, body: '<!DOCTYPE html>\n<html><body>Bad gateway<br></body></html>' }, 'BAD_RESPONSE'],
-    ['truncated JSON', '{"status":"200","message":"OK","data":{"rows":{"inbox":{"recip', 'BAD_RESPONSE'],
-    ['random bytes', { headers: { 'content-type': 'application/octet-stream' }, body: random }, 'BAD_RESPONSE'],
-    ['an empty body', '', 'BAD_RESPONSE'],
-    ['JSON without status', '{"message":"OK","data":{"rows":[]}}', 'BAD_RESPONSE'],
-    ['a JSON array', '[{"status":"200"}]', 'BAD_RESPONSE'],
-    ['a JSON string', '"200"', 'BAD_RESPONSE'],
-    ['HTTP 500 (even with a success body)', { status: 500, body: '{"status":"200","message":"OK","data":{}}' }, 'HTTP_STATUS'],
-    ['HTTP 502 with an HTML page', { status: 502, headers: { 'content-type': 'text/html' }, body: '<html><body>Bad gateway</body></html>' }, 'HTTP_STATUS'],
-    ['HTTP 404', { status: 404, body: 'Not found' }, 'HTTP_STATUS'],
-    ['a connection reset', 'reset', 'NETWORK'],
-  ];
-}

@@ -64,8 +64,8 @@ export function clickToCallParams(input: unknown): Record<string, string | undef
     method: 'dial.click2call',
     caller: caller.join('-'),
     receiver: receiver.join('^'),
-    retry: str(v.integer('retry', req.retry, 0, CLICK_TO_CALL_LIMITS.retryMax)),
-    delay: str(v.integer('delay', req.delay, 0, CLICK_TO_CALL_LIMITS.delayMax)),
+    retry: v.integerParam('retry', req.retry, 0, CLICK_TO_CALL_LIMITS.retryMax),
+    delay: v.integerParam('delay', req.delay, 0, CLICK_TO_CALL_LIMITS.delayMax),
     caller_id: callerId(req),
     meta: meta(req.meta),
     custom: custom(req.custom),
@@ -123,10 +123,6 @@ function custom(value: unknown): string | undefined {
   const c = v.text('custom', value, { max: CLICK_TO_CALL_LIMITS.customLength });
   if (c !== undefined && !/^[A-Za-z0-9]+$/.test(c)) throw new InputError('custom', `must be alphanumeric (letters and digits), not "${c.slice(0, 40)}"`);
   return c;
-}
-
-function str(n: number | undefined): string | undefined {
-  return n === undefined ? undefined : String(n);
 }
 
 // ---- Spec 2.5: the response ----

@@ -60,8 +60,8 @@ export function inboxParams(q: unknown): Record<string, string | undefined> {
     number,
     keyword: v.text('keyword', query.keyword, { max: INBOX_LIMITS.keywordLength }),
     mobile: mobile === undefined ? undefined : v.phone('mobile', mobile),
-    limit: str(v.integer('limit', query.limit, 1, INBOX_LIMITS.limitMax)),
-    page: str(v.integer('page', query.page, 1, INBOX_LIMITS.pageMax)),
+    limit: v.integerParam('limit', query.limit, 1, INBOX_LIMITS.limitMax),
+    page: v.integerParam('page', query.page, 1, INBOX_LIMITS.pageMax),
   };
 }
 
@@ -95,10 +95,6 @@ function dateParam(field: string, value: unknown): { text: string; time?: number
 function utcDateTime(d: Date): string {
   const p = (n: number, w = 2) => String(n).padStart(w, '0');
   return `${p(d.getUTCFullYear(), 4)}-${p(d.getUTCMonth() + 1)}-${p(d.getUTCDate())} ${p(d.getUTCHours())}:${p(d.getUTCMinutes())}:${p(d.getUTCSeconds())}`;
-}
-
-function str(n: number | undefined): string | undefined {
-  return n === undefined ? undefined : String(n);
 }
 
 // ---- Spec 2.3: the inbox record ----

@@ -56,6 +56,12 @@ export function integer(field: string, value: unknown, min: number, max: number)
   return n;
 }
 
+/** integer(), written out as a request parameter. */
+export function integerParam(field: string, value: unknown, min: number, max: number): string | undefined {
+  const n = integer(field, value, min, max);
+  return n === undefined ? undefined : String(n);
+}
+
 /** A decimal number within a range; numeric strings are accepted. */
 export function decimal(field: string, value: unknown, min: number, max: number): number {
   const n = typeof value === 'string' && /^\s*[-+]?(\d+\.?\d*|\.\d+)\s*$/.test(value) ? Number(value) : value;
