@@ -692,12 +692,18 @@ describe('simulator', function () {
       assert.ok(Date.now() - t0 >= 190);
     });
 
-    it('errorRate answers HTTP 500 or 503', async () => {
-      sim.setFaults('vmn', { errorRate: 1 });
-      const res = await vmn();
-      await res.body.dump();
-      assert.ok([500, 503].includes(res.statusCode));
-      assert.equal(sim.requests.at(-1).fault, `http${res.statusCode}`);
+    it('errorRate answers HTTP 500, or 503 with Retry-After: 1', async () => {
+      sim.setFaults('vmn', { errorRate: 1, seed: 7 });
+      const seen = new Set();
+      for (let i = 0; i < 20; i++) {
+        const res = await vmn();
+        await res.body.dump();
+        assert.ok([500, 503].includes(res.statusCode));
+        assert.equal(res.headers['retry-after'], res.statusCode === 503 ? '1' : undefined);
+        assert.equal(sim.requests.at(-1).fault, `http${res.statusCode}`);
+        seen.add(res.statusCode);
+      }
+      assert.deepEqual([...seen].sort(), [500, 503]);
     });
 
     it('resetRate destroys the socket without an answer', async () => {

@@ -11,10 +11,13 @@ export = function register(RED: RED) {
       const p = payloadObject(msg);
       const custom = orMsg(s.custom, p.custom);
       const report = await openReport(RED, config.reportTo, account, 'call', msg.ref, custom);
+      // The node's caller id wins; the payload's goes on under its own spelling, so that the core names
+      // it in an error and refuses caller_id and callerId that differ.
+      const callerIds = s.callerId === undefined ? { caller_id: p.caller_id, callerId: p.callerId } : { caller_id: s.callerId };
       const input = {
         caller: orMsg(s.caller, p.caller),
         receiver: orMsg(s.receiver, p.receiver),
-        caller_id: orMsg(s.callerId, p.caller_id ?? p.callerId),
+        ...callerIds,
         retry: orMsg(s.retry, p.retry),
         delay: orMsg(s.delay, p.delay),
         custom,

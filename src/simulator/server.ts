@@ -253,7 +253,9 @@ export class Simulator extends EventEmitter {
         this.sender.after(fault.ms, () => req.socket.destroy());
         return;
       case 'error':
-        res.writeHead(fault.statusCode, { 'content-type': 'text/plain' });
+        // An overloaded service says when to come back: 503 carries Retry-After (the request was not
+        // processed, so even a send may be retried then); 500 says nothing.
+        res.writeHead(fault.statusCode, { 'content-type': 'text/plain', ...(fault.statusCode === 503 && { 'retry-after': '1' }) });
         res.end(http.STATUS_CODES[fault.statusCode]);
         return;
     }
