@@ -6,6 +6,8 @@ const assert = require('node:assert/strict');
 const { decodeBody, toEnvelope, checkStatus, asList, isRecord } = require('../dist/core/decode');
 const { phpUnserialize } = require('../dist/core/php-unserialize');
 const { ServiceError, TransportError } = require('../dist/core/errors');
+// A seeded generator, so a failing case can be replayed from its seed.
+const { mulberry32: prng } = require('../dist/simulator/faults');
 
 /** PHP's serialize() for the shapes the service uses; string lengths in UTF-8 bytes. */
 function ser(v) {
@@ -406,18 +408,6 @@ describe('core/decode: response decoders', function () {
 
   describe('property check: nothing but BAD_RESPONSE escapes toEnvelope', function () {
     this.timeout(60_000);
-
-    // A small seeded PRNG (mulberry32), so a failure can be replayed.
-    function prng(seed) {
-      let a = seed >>> 0;
-      return () => {
-        a = (a + 0x6d2b79f5) >>> 0;
-        let t = a;
-        t = Math.imul(t ^ (t >>> 15), t | 1);
-        t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-        return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-      };
-    }
 
     const FIXTURES = [
       '{"status":"OK","message":"Message submitted successfully","data":[{"id":"a1b2","customid":"","mobile":"919812345678","status":"AWAITED-DLR"},{"id":"c3","mobile":"919812345679"}]}',

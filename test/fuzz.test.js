@@ -12,20 +12,10 @@ const { normaliseInbox, INBOX_FIELDS } = require('../dist/core/inbox');
 const { normaliseCallStatus, CALL_STATUS_FIELDS } = require('../dist/core/call-status');
 const { callIdOf, clickToCallCall } = require('../dist/core/click-to-call');
 const { ServiceError, TransportError } = require('../dist/core/errors');
+// A seeded generator, so a failing case can be replayed from its seed.
+const { mulberry32: prng } = require('../dist/simulator/faults');
 
 // ---- tools ----
-
-/** mulberry32: small, fast, seeded. */
-function prng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** PHP's serialize() for the shapes the service uses; string lengths in UTF-8 bytes. */
 function ser(v) {

@@ -5,6 +5,8 @@
 const assert = require('node:assert/strict');
 const FormData = require('form-data');
 const { fieldsForm } = require('../dist/core/transport');
+// A seeded generator, so a failing case can be replayed from its seed.
+const { mulberry32: prng } = require('../dist/simulator/faults');
 
 function viaFormData(boundary, params, apiKey) {
   const form = new FormData();
@@ -12,18 +14,6 @@ function viaFormData(boundary, params, apiKey) {
   for (const [k, v] of Object.entries(params)) if (v !== undefined) form.append(k, v);
   form.append('api_key', apiKey);
   return form.getBuffer();
-}
-
-/** A deterministic pseudo-random generator (mulberry32), so a failure names a reproducible case. */
-function random(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 // Characters that matter to a multipart body or its encoding: quotes, CR/LF, dashes, multi-byte ones.
@@ -54,7 +44,7 @@ describe('transport: fields-only multipart body', function () {
   });
 
   it('matches form-data for 5,000 random forms (names with quotes and line breaks escaped alike)', function () {
-    const rnd = random(20261121);
+    const rnd = prng(20261121);
     for (let c = 0; c < 5000; c++) {
       const params = {};
       const fields = Math.floor(rnd() * 6);

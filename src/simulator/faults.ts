@@ -50,8 +50,8 @@ export class FaultPlan {
   }
 }
 
-/** Small seeded PRNG (mulberry32), so fault sequences repeat from run to run. */
-function mulberry32(seed: number): () => number {
+/** Small seeded PRNG (mulberry32), so fault sequences repeat from run to run (the property tests use it too). */
+export function mulberry32(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;

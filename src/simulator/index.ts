@@ -2,18 +2,4 @@
 export { DEMO_KEY, Simulator } from './server';
 export { DEFAULT_VMN } from './inbox';
 export { DEFAULT_CALLER_ID } from './click2call';
-export type {
-  CallbackAttempt,
-  CallInput,
-  CallRecord,
-  Endpoint,
-  FaultSettings,
-  FileInfo,
-  InboxRecord,
-  KeyState,
-  ReceivedRequest,
-  SentMessage,
-  SimulatorOptions,
-  SimulatorUrls,
-  SmsInput,
-} from './types';
+export type * from './types';

@@ -5,11 +5,11 @@
 const assert = require('node:assert/strict');
 const { Recorder } = require('./recorder');
 const { Transport } = require('../../dist/core/transport');
-const { InputError, TransportError } = require('../../dist/core/errors');
+const { InputError, ServiceError, TransportError } = require('../../dist/core/errors');
 
 /**
  * Call inside a describe(). `reply` is the answer each test starts with (answer() changes it). Returns
- * { rec, ctx, answer, noKey, refused, failsOnGarbage }.
+ * { rec, ctx, answer, noKey, refused, serviceRefused, failsOnGarbage }.
  */
 function coreSuite(key, reply) {
   const rec = new Recorder();
@@ -48,6 +48,20 @@ function coreSuite(key, reply) {
     assert.equal(rec.requests.length, 0, 'nothing may be sent for a refused input');
   }
 
+  /** The service's own refusal: a ServiceError with its code and message, the envelope kept. */
+  async function serviceRefused(promise, code, message) {
+    await assert.rejects(promise, (err) => {
+      assert.ok(err instanceof ServiceError, `${err.name}: ${err.message}`);
+      assert.equal(err.code, code);
+      assert.equal(err.envelope.status, code);
+      assert.equal(err.envelope.message, message);
+      assert.equal(err.message, message);
+      assert.equal(String(err), `ServiceError [${code}]: ${message}`);
+      noKey(err);
+      return true;
+    });
+  }
+
   /** One test per garbage answer: call(format) sends once and fails with that answer's TransportError code. */
   function failsOnGarbage(formats, call, seed) {
     for (const format of formats) {
@@ -66,7 +80,7 @@ function coreSuite(key, reply) {
     }
   }
 
-  return { rec, ctx, answer, noKey, refused, failsOnGarbage };
+  return { rec, ctx, answer, noKey, refused, serviceRefused, failsOnGarbage };
 }
 
 /** Bodies and faults no decoder may accept, whatever the format asked: [name, recorder reply, expected code]. */
