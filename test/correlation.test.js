@@ -426,7 +426,7 @@ describe('correlation of callbacks with sends', function () {
 
     it('unknown, forgotten and expired refs are not correlated', async () => {
       const store = new MemoryStore();
-      const c = new Correlator(store, 1000);
+      const c = new Correlator(store, 1000, 10); // no answer comes here: callbacks wait 10 ms for it
       const ref = newRef();
       assert.deepEqual(await c.delivery(ref, '919812345678', 'READ'), { state: 'READ', late: false, known: false });
       await c.track(ref, 'message');
@@ -443,10 +443,59 @@ describe('correlation of callbacks with sends', function () {
       assert.equal(store.map.has(`kaleyra_ref_${other}`), false);
     });
 
+    it('a callback that overtakes its send\'s answer waits for it, and then names the message or call', async () => {
+      const c = new Correlator(new MemoryStore());
+      const ref = newRef();
+      await c.track(ref, 'message', 'early');
+      let settled = false;
+      const sent = c.delivery(ref, '+919812345678', 'SENT').finally(() => (settled = true));
+      const delivered = c.delivery(ref, '919812345678', 'DELIVERED');
+      await new Promise((r) => setTimeout(r, 50));
+      assert.equal(settled, false, 'the callback waits for the answer');
+      await c.identified(ref, { '919812345678': 'id-early' });
+      assert.deepEqual(await sent, { id: 'id-early', userRef: 'early', state: 'SENT', late: false, known: true });
+      assert.deepEqual(await delivered, { id: 'id-early', userRef: 'early', state: 'DELIVERED', late: false, known: true }, 'in their order');
+
+      const call = newRef();
+      await c.track(call, 'call', 'ring', 'ticket7');
+      const event = c.call(call);
+      await c.identified(call, { call: 'c2c_early' });
+      assert.deepEqual(await event, { id: 'c2c_early', userRef: 'ring', custom: 'ticket7', known: true });
+    });
+
+    it('a callback of a send that then failed is not correlated; a send never answered holds callbacks only answerWaitMs', async () => {
+      const c = new Correlator(new MemoryStore(), undefined, 200);
+      const failed = newRef();
+      await c.track(failed, 'message');
+      const event = c.delivery(failed, '919812345678', 'SENT');
+      await c.forget(failed);
+      assert.equal((await event).known, false);
+
+      const silent = newRef();
+      await c.track(silent, 'message', 'lost');
+      const t0 = Date.now();
+      const first = await c.delivery(silent, '919812345678', 'SENT');
+      const waited = Date.now() - t0;
+      assert.ok(waited >= 190, `waited ${waited} ms`);
+      assert.deepEqual(first, { id: undefined, userRef: 'lost', state: 'SENT', late: false, known: true });
+      const t1 = Date.now();
+      await c.delivery(silent, '919812345678', 'DELIVERED');
+      assert.ok(Date.now() - t1 < 150, 'a later callback does not wait again');
+
+      // A send that never ended and no callback came for: prune lets go of it (the map stays bounded).
+      const stuck = newRef();
+      await c.track(stuck, 'message');
+      await withClock(1000, () => c.prune());
+      const t2 = Date.now();
+      await c.delivery(stuck, '919812345678', 'SENT');
+      assert.ok(Date.now() - t2 < 150, 'no wait after prune');
+    });
+
     it('an unknown status sits between SENT and DELIVERED', async () => {
       const c = new Correlator(new MemoryStore());
       const ref = newRef();
       await c.track(ref, 'message');
+      await c.identified(ref, {});
       const seq = [];
       for (const s of ['SENT', 'FAILED', 'SENT', 'DELIVERED', 'FAILED', 'READ']) {
         const r = await c.delivery(ref, '919812345678', s);

@@ -54,9 +54,19 @@ export interface DeliveryCorrelation {
 
 export class Correlator {
   private readonly chains = new Map<string, Promise<unknown>>();
+  /** Sends tracked whose answer has not come yet, by ref: a callback for one waits for it. */
+  private readonly unanswered = new Map<string, { answered: Promise<void>; settle: () => void; since: number }>();
   private writes = 0;
 
-  constructor(private readonly store: Store, private readonly ttlMs = 7 * 24 * 3600 * 1000) {}
+  /**
+   * `answerWaitMs` bounds how long a callback that overtook its send's answer waits for the ids (a send
+   * always ends, answered or failed, well within the account's timeout; this is only a backstop).
+   */
+  constructor(
+    private readonly store: Store,
+    private readonly ttlMs = 7 * 24 * 3600 * 1000,
+    private readonly answerWaitMs = 120_000,
+  ) {}
 
   /** Runs `fn` after any earlier update of the same ref, so concurrent callbacks never lose a state. */
   private serial<T>(ref: string, fn: () => Promise<T>): Promise<T> {
@@ -77,6 +87,9 @@ export class Correlator {
 
   /** Records a send before it goes out, so even a very early callback finds it. */
   track(ref: string, kind: SentRecord['kind'], userRef?: unknown, custom?: string): Promise<void> {
+    let settle!: () => void;
+    const answered = new Promise<void>((resolve) => (settle = resolve));
+    this.unanswered.set(ref, { answered, settle, since: Date.now() });
     return this.serial(ref, async () => {
       const rec: SentRecord = { kind, ids: {}, states: {}, exp: Date.now() + this.ttlMs };
       if (userRef !== undefined) rec.userRef = userRef;
@@ -88,7 +101,7 @@ export class Correlator {
 
   /** Adds the ids the service answered with (per recipient for messages; under "call" for calls). */
   identified(ref: string, ids: Record<string, string>): Promise<void> {
-    return this.serial(ref, async () => {
+    return this.answer(ref, async () => {
       const rec = await this.load(ref);
       if (!rec) return;
       for (const [who, id] of Object.entries(ids)) rec.ids[rec.kind === 'call' ? who : mobileKey(who)] = id;
@@ -98,11 +111,36 @@ export class Correlator {
 
   /** Forgets a send that failed, so its ref no longer matches anything. */
   forget(ref: string): Promise<void> {
-    return this.serial(ref, () => this.store.set(PREFIX + ref, undefined));
+    return this.answer(ref, () => this.store.set(PREFIX + ref, undefined));
+  }
+
+  /** Records a send's outcome, then lets the callbacks that waited for it go on (in their order). */
+  private answer(ref: string, fn: () => Promise<void>): Promise<void> {
+    return this.serial(ref, fn).finally(() => this.settle(ref));
+  }
+
+  private settle(ref: string): void {
+    this.unanswered.get(ref)?.settle();
+    this.unanswered.delete(ref);
+  }
+
+  /**
+   * A callback can overtake the HTTP answer of its own send (the ids come with the answer): it waits for
+   * the answer, at most answerWaitMs, so that it names the message or call it belongs to.
+   */
+  private async answered(ref: string): Promise<void> {
+    const pending = this.unanswered.get(ref);
+    if (!pending) return;
+    let timer: NodeJS.Timeout | undefined;
+    const overdue = new Promise<boolean>((resolve) => (timer = setTimeout(resolve, this.answerWaitMs, true)));
+    const timedOut = await Promise.race([pending.answered.then(() => false), overdue]);
+    clearTimeout(timer);
+    if (timedOut) this.settle(ref); // later callbacks of this send need not wait for it again
   }
 
   /** Applies one delivery status for one recipient; the state only moves forward. */
-  delivery(ref: string, mobile: string, status: string): Promise<DeliveryCorrelation> {
+  async delivery(ref: string, mobile: string, status: string): Promise<DeliveryCorrelation> {
+    await this.answered(ref);
     return this.serial(ref, async () => {
       const rec = await this.load(ref);
       if (!rec) return { state: status, late: false, known: false };
@@ -120,13 +158,15 @@ export class Correlator {
 
   /** What was recorded for a call's ref. */
   async call(ref: string): Promise<{ id?: string; userRef?: unknown; custom?: string; known: boolean }> {
+    await this.answered(ref);
     const rec = await this.serial(ref, () => this.load(ref));
     return rec ? { id: rec.ids.call, userRef: rec.userRef, custom: rec.custom, known: true } : { known: false };
   }
 
-  /** Removes expired records. */
+  /** Removes expired records, and gives up on answers overdue by far (a send that never ended). */
   async prune(): Promise<void> {
     const now = Date.now();
+    for (const [ref, pending] of this.unanswered) if (now - pending.since > this.answerWaitMs) this.settle(ref);
     for (const key of await this.store.keys()) {
       if (!key.startsWith(PREFIX)) continue;
       const rec = (await this.store.get(key)) as SentRecord | undefined;
