@@ -5,14 +5,11 @@
 // (limit per page) in its first poll and sends each record as a msg to a helper node. Counted with the
 // runtime's onSend hook. Reports records per second and the peak heap and RSS growth during the poll;
 // then a second node polls again with a GC before each memory sample, for the live data alone.
-const { fork, spawnSync } = require('node:child_process');
+const { fork } = require('node:child_process');
 const path = require('node:path');
 
-if (require.main === module && typeof global.gc !== 'function') {
-  // The baseline needs a GC: run again with --expose-gc.
-  const r = spawnSync(process.execPath, ['--expose-gc', __filename, ...process.argv.slice(2)], { stdio: 'inherit' });
-  process.exit(r.status ?? 1);
-}
+// The baseline needs a GC: run with --expose-gc.
+if (require.main === module) require('./lib/common').exposeGc(__filename);
 
 const helper = require('node-red-node-test-helper');
 // Node-RED as the tests reach it: KALEYRA_NODE_RED_DIR runs a benchmark against another version.

@@ -11,14 +11,10 @@
 //     multipart/form-data, into the core `http request` node (keep-alive on), as users do today.
 // Rounds interleave the variants (in a Williams order, after a GC each); prints msgs/s per round, CPU
 // time per msg, the medians and the ratios (each round's ratio, then their median).
-const { spawnSync } = require('node:child_process');
 const { randomUUID } = require('node:crypto');
 
-if (require.main === module && typeof global.gc !== 'function') {
-  // A GC before each measurement: run again with --expose-gc.
-  const r = spawnSync(process.execPath, ['--expose-gc', __filename, ...process.argv.slice(2)], { stdio: 'inherit' });
-  process.exit(r.status ?? 1);
-}
+// A GC before each measurement: run with --expose-gc.
+if (require.main === module) require('./lib/common').exposeGc(__filename);
 
 const helper = require('node-red-node-test-helper');
 // Node-RED as the tests reach it: KALEYRA_NODE_RED_DIR runs a benchmark against another version.

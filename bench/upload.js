@@ -8,23 +8,19 @@
 //     arrayBuffers stays far below the buffer's size.
 // For reference, Node alone streaming the same file (fs.createReadStream().pipe(http.request)). Each case
 // runs `rounds` times, interleaved; medians and worst peaks are reported.
-// Why the first upload of a process grows RSS by about 32 MB whatever the read size (16-256 KB tried):
-// V8 frees young ArrayBuffers (the read chunks, long written) only in a scavenge, and starts one for
-// them when their backing stores reach twice the default semi-space (32 MB): `node --expose-gc
-// --trace-gc bench/upload.js` shows "Scavenge ... external memory pressure" every 32 MB sent. Later
-// uploads reuse that freed memory. Only recycling read buffers, which a stream's consumer may still
+// Why the first upload of a process grows RSS by about 32 MB whatever the read size (4-256 KB tried):
+// V8 frees young ArrayBuffers (the read chunks, long written) only in a scavenge, and its heuristics
+// start one for them when they reach about 32 MB: `node --trace-gc bench/upload.js` shows "Scavenge ...
+// external memory pressure" every 32 MB sent. Later uploads reuse that freed memory unless the allocator
+// gave it back to the system meanwhile. Only recycling read buffers, which a stream's consumer may still
 // hold, could go lower.
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const http = require('node:http');
-const { spawnSync } = require('node:child_process');
 
-if (require.main === module && typeof global.gc !== 'function') {
-  // The baselines need a GC: run again with --expose-gc.
-  const r = spawnSync(process.execPath, ['--expose-gc', __filename, ...process.argv.slice(2)], { stdio: 'inherit' });
-  process.exit(r.status ?? 1);
-}
+// The baselines need a GC: run with --expose-gc.
+if (require.main === module) require('./lib/common').exposeGc(__filename);
 
 const helper = require('node-red-node-test-helper');
 // Node-RED as the tests reach it: KALEYRA_NODE_RED_DIR runs a benchmark against another version.

@@ -1,6 +1,6 @@
 'use strict';
 // Shared by the benchmarks: the loopback server child, statistics, and the result line run-all.js reads.
-const { fork } = require('node:child_process');
+const { fork, spawnSync } = require('node:child_process');
 const path = require('node:path');
 
 /** Starts bench/lib/server.js in a child process; resolves to { url, pid, stats(), capture(), stop() }. */
@@ -36,6 +36,16 @@ function startServer() {
       child.send('stop');
     }),
   }));
+}
+
+/**
+ * For a benchmark that takes baselines after a GC: when started without --expose-gc, runs the script
+ * again with it (and with the Node flags it was given, e.g. --cpu-prof or --trace-gc), then exits.
+ */
+function exposeGc(file) {
+  if (typeof global.gc === 'function') return;
+  const r = spawnSync(process.execPath, [...process.execArgv, '--expose-gc', file, ...process.argv.slice(2)], { stdio: 'inherit' });
+  process.exit(r.status ?? 1);
 }
 
 function median(values) {
@@ -86,4 +96,4 @@ function unspy(helper, ids) {
   }
 }
 
-module.exports = { unspy, startServer, median, sleep, options, mb, num, MB, result };
+module.exports = { exposeGc, unspy, startServer, median, sleep, options, mb, num, MB, result };
