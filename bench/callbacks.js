@@ -13,7 +13,7 @@ const helper = require('node-red-node-test-helper');
 // Node-RED as the tests reach it: KALEYRA_NODE_RED_DIR runs a benchmark against another version.
 const { nodeRedMain, fromNodeRed } = require('../test/helpers/node-red');
 const { HttpNode } = require('../test/helpers/http-node');
-const { median, options, num, result, unspy, sleep } = require('./lib/common');
+const { median, num, unspy, sleep, main } = require('./lib/common');
 
 helper.init(nodeRedMain);
 const httpInNode = fromNodeRed('@node-red/nodes/core/network/21-httpin.js');
@@ -128,11 +128,4 @@ async function run(opts = {}) {
 
 module.exports = { run };
 
-if (require.main === module) {
-  run(options({}))
-    .then((r) => result('callbacks', r.rows))
-    .catch((err) => {
-      console.error(err);
-      process.exitCode = 1;
-    });
-}
+if (require.main === module) main('callbacks', run);

@@ -15,7 +15,7 @@ const helper = require('node-red-node-test-helper');
 // Node-RED as the tests reach it: KALEYRA_NODE_RED_DIR runs a benchmark against another version.
 const { nodeRedMain, fromNodeRed } = require('../test/helpers/node-red');
 const { hooks } = fromNodeRed('@node-red/util');
-const { options, mb, num, result, unspy, sleep } = require('./lib/common');
+const { mb, num, unspy, sleep, main } = require('./lib/common');
 
 helper.init(nodeRedMain);
 const configNode = require('../nodes/kaleyra-config.js');
@@ -121,11 +121,4 @@ async function run(opts = {}) {
 
 module.exports = { run };
 
-if (require.main === module) {
-  run(options({}))
-    .then((r) => result('inbox', r.rows))
-    .catch((err) => {
-      console.error(err);
-      process.exitCode = 1;
-    });
-}
+if (require.main === module) main('inbox', run);

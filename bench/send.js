@@ -21,7 +21,7 @@ const helper = require('node-red-node-test-helper');
 const { nodeRedMain, fromNodeRed } = require('../test/helpers/node-red');
 const { Pool } = require('undici');
 const FormData = require('form-data');
-const { startServer, median, options, num, result, unspy, sleep } = require('./lib/common');
+const { startServer, median, num, unspy, sleep, main } = require('./lib/common');
 
 helper.init(nodeRedMain);
 const catchNode = fromNodeRed('@node-red/nodes/core/common/25-catch.js');
@@ -255,11 +255,4 @@ async function run(opts = {}) {
 
 module.exports = { run };
 
-if (require.main === module) {
-  run(options({}))
-    .then((r) => result('send', r.rows))
-    .catch((err) => {
-      console.error(err);
-      process.exitCode = 1;
-    });
-}
+if (require.main === module) main('send', run);

@@ -6,7 +6,7 @@
 //   - size: `npm pack --dry-run --json`: packed size, unpacked size, file count.
 const { execFileSync, spawnSync } = require('node:child_process');
 const path = require('node:path');
-const { median, options, num, result } = require('./lib/common');
+const { median, num, main } = require('./lib/common');
 
 const ROOT = path.join(__dirname, '..');
 
@@ -64,11 +64,4 @@ async function run(opts = {}) {
 
 module.exports = { run };
 
-if (require.main === module) {
-  run(options({}))
-    .then((r) => result('startup', r.rows))
-    .catch((err) => {
-      console.error(err);
-      process.exitCode = 1;
-    });
-}
+if (require.main === module) main('startup', run);

@@ -25,7 +25,7 @@ if (require.main === module) require('./lib/common').exposeGc(__filename);
 const helper = require('node-red-node-test-helper');
 // Node-RED as the tests reach it: KALEYRA_NODE_RED_DIR runs a benchmark against another version.
 const { nodeRedMain, fromNodeRed } = require('../test/helpers/node-red');
-const { startServer, median, options, mb, MB, result, unspy, sleep } = require('./lib/common');
+const { startServer, median, mb, MB, unspy, sleep, main } = require('./lib/common');
 
 helper.init(nodeRedMain);
 const catchNode = fromNodeRed('@node-red/nodes/core/common/25-catch.js');
@@ -180,11 +180,4 @@ async function run(opts = {}) {
 
 module.exports = { run };
 
-if (require.main === module) {
-  run(options({}))
-    .then((r) => result('upload', r.rows))
-    .catch((err) => {
-      console.error(err);
-      process.exitCode = 1;
-    });
-}
+if (require.main === module) main('upload', run);

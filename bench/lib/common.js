@@ -78,6 +78,16 @@ function result(name, rows) {
   console.log(`BENCH_RESULT ${JSON.stringify({ name, rows })}`);
 }
 
+/** Runs a benchmark from the command line: options from argv, its result line for run-all.js, exit code 1 on failure. */
+function main(name, run) {
+  run(options({}))
+    .then((r) => result(name, r.rows))
+    .catch((err) => {
+      console.error(err);
+      process.exitCode = 1;
+    });
+}
+
 /**
  * node-red-node-test-helper wraps Node.prototype.send/status/log/... and the runtime's log in sinon spies
  * that record every call for ever: test instrumentation, not Node-RED, and under 100,000 msgs a growing
@@ -96,4 +106,4 @@ function unspy(helper, ids) {
   }
 }
 
-module.exports = { exposeGc, unspy, startServer, median, sleep, options, mb, num, MB, result };
+module.exports = { main, exposeGc, unspy, startServer, median, sleep, options, mb, num, MB, result };
