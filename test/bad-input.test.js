@@ -113,7 +113,6 @@ function corpus(tmp) {
     ['Buffer without filename', W, {}, doc({ file: Buffer.from('%PDF'), filename: undefined }), 'INVALID_INPUT', /^filename: .*required/],
     ['Buffer with an .exe name', W, {}, doc({ file: Buffer.from('MZ'), filename: 'a.exe' }), 'INVALID_INPUT', /^filename: .*a\.exe/],
     ['image file named .pdf', W, {}, wa({ type: 'image' }, { file: Buffer.from('x'), filename: 'a.pdf' }), 'INVALID_INPUT', /^filename: /],
-    ['file with a text message', W, {}, wa(text(), { file: Buffer.from('x'), filename: 'a.pdf' }), 'INVALID_INPUT', /^file: .*text/],
     ['file path over 64 MB (E504)', W, {}, () => doc({ file: tmp.big }), 'E504', /^file: .*67108865/],
     ['Buffer over 64 MB (E504)', W, {}, () => doc({ file: Buffer.alloc(MB64 + 1) }), 'E504', /^file: /],
     // ---- whatsapp TypedInput settings ----
@@ -138,7 +137,7 @@ function corpus(tmp) {
     ['fromdate an object', I, {}, { payload: { fromdate: { y: 2024 } } }, 'INVALID_INPUT', /^fromdate: /],
     ['fromdate negative epoch', I, {}, { payload: { fromdate: -1 } }, 'INVALID_INPUT', /^fromdate: /],
     ['fromdate NaN', I, {}, { payload: { fromdate: NaN } }, 'INVALID_INPUT', /^fromdate: /],
-    ['todate beyond the range of dates', I, {}, { payload: { todate: 9e15 } }, 'INVALID_INPUT', /^todate: /],
+    ['todate a fraction', I, {}, { payload: { todate: 20261101.5 } }, 'INVALID_INPUT', /^todate: /],
     ['fromdate a string of 65 characters', I, {}, { payload: { fromdate: '2'.repeat(65) } }, 'INVALID_INPUT', /^fromdate: /],
     ['todate before fromdate', I, {}, { payload: { fromdate: new Date('2024-02-01T00:00:00Z'), todate: new Date('2024-01-01T00:00:00Z') } }, 'INVALID_INPUT', /^todate: .*before/],
     ['number with letters', I, {}, { payload: { number: '92200abc' } }, 'INVALID_INPUT', /^number: /],

@@ -237,6 +237,15 @@ describe('core/messaging (interface A) against a recording server', function () 
       assert.ok(rec.files.file.data.equals(bytes));
     });
 
+    it('msg.file is ignored for text, template, contacts and location messages (the help says so)', async function () {
+      const bodies = ['x', { type: 'location', location: { latitude: 1, longitude: 2 } }, { type: 'template', template: { template_name: 't' } }];
+      for (const body of bodies) {
+        recorder.requests = [];
+        await send({ body, file: Buffer.from('x'), filename: 'a.png' });
+        assert.deepEqual(theRequest().rec.files, {});
+      }
+    });
+
     it('every format of spec 2.1 is accepted for its type, in any letter case', async function () {
       for (const [type, exts] of Object.entries(MEDIA_FORMATS)) {
         for (const ext of [...exts, exts[0].toUpperCase()]) {
@@ -439,8 +448,6 @@ describe('core/messaging (interface A) against a recording server', function () 
       ['image without file', { from: FROM, to: TO, body: { type: 'image' } }, 'INVALID_INPUT', 'file'],
       ['document without file', { from: FROM, to: TO, body: { type: 'document', document: { caption: 'c' } }, filename: 'a.pdf' }, 'INVALID_INPUT', 'file'],
       ['audio without file', { from: FROM, to: TO, body: { type: 'audio' } }, 'INVALID_INPUT', 'file'],
-      ['file on a text message', { from: FROM, to: TO, body: 'x', file: Buffer.from('x'), filename: 'a.png' }, 'INVALID_INPUT', 'file'],
-      ['file on a location message', { from: FROM, to: TO, body: { type: 'location', location: { latitude: 1, longitude: 2 } }, file: Buffer.from('x'), filename: 'a.png' }, 'INVALID_INPUT', 'file'],
       ['.gif image', { from: FROM, to: TO, body: { type: 'image' }, file: Buffer.from('GIF89a'), filename: 'anim.gif' }, 'INVALID_INPUT', 'filename'],
       ['.exe document', { from: FROM, to: TO, body: { type: 'document' }, file: Buffer.from('MZ'), filename: 'setup.exe' }, 'INVALID_INPUT', 'filename'],
       ['.wav audio', { from: FROM, to: TO, body: { type: 'audio' }, file: Buffer.from('RIFF'), filename: 'a.wav' }, 'INVALID_INPUT', 'filename'],

@@ -316,6 +316,101 @@ describe('listener nodes on RED.httpNode', function () {
       assert.equal(out.length, 1);
     });
 
+    /**
+     * A raw client that sends headers then body bytes as fast as the socket takes them, for up to `ms`.
+     * Resolves to what the client saw and what the server read on that connection.
+     */
+    function flood(path, headers, bodyStart = '', ms = 4000) {
+      const net = require('node:net');
+      return new Promise((resolve, reject) => {
+        let serverSocket;
+        const onConnection = (s) => (serverSocket ??= s);
+        httpNode.server.once('connection', onConnection);
+        const socket = net.connect(httpNode.port, '127.0.0.1');
+        let answer = '';
+        let closedByServer = false;
+        const chunk = Buffer.alloc(64 * 1024, 'a');
+        const stop = setTimeout(() => finish(), ms);
+        function finish() {
+          clearTimeout(stop);
+          socket.destroy();
+          // The server's end of the connection: how much of the body it read before closing.
+          const settle = () => resolve({ answer, closedByServer, serverRead: serverSocket ? serverSocket.bytesRead : 0 });
+          if (serverSocket && !serverSocket.destroyed) serverSocket.once('close', settle);
+          else settle();
+        }
+        socket.on('data', (d) => (answer += d.toString('latin1')));
+        socket.on('end', () => {
+          closedByServer = true;
+          finish();
+        });
+        socket.on('error', () => {
+          closedByServer = true;
+          finish();
+        });
+        socket.on('connect', () => {
+          socket.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n${headers}\r\n${bodyStart}`);
+          const pump = () => {
+            while (!socket.destroyed && socket.write(chunk));
+          };
+          socket.on('drain', pump);
+          pump();
+        });
+        socket.on('close', () => (closedByServer = true) && finish());
+        socket.setTimeout(ms + 1000, () => reject(new Error('client timeout')));
+      });
+    }
+
+    const endless = 'Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 1000000000\r\n';
+    const endlessChunked = 'Content-Type: application/x-www-form-urlencoded\r\nTransfer-Encoding: chunked\r\n';
+    for (const [what, path, headers, status] of [
+      ['a wrong token (403), declared 1 GB body', `${CB_PATH}?token=wrong`, endless, 403],
+      ['no token (403), vmn in', VMN_PATH, endless, 403],
+      ['a body over the limit (413), declared', `${CB_PATH}?token=${TOKEN}`, endless, 413],
+      ['a body over the limit (413), undeclared (chunked)', `${VMN_PATH}?token=${TOKEN}`, endlessChunked, 413],
+    ]) {
+      it(`a refused request is not read on: ${what} is answered with Connection: close, then the connection is closed (at most 64 KB read after the refusal)`, async () => {
+        await load();
+        await httpNode.start();
+        try {
+          // Chunked: the bytes must be valid chunks; one endless chunk will do (its size is 1 GB).
+          const seen = await flood(path, headers, headers === endlessChunked ? '40000000\r\n' : '');
+          assert.match(seen.answer, new RegExp(`^HTTP/1.1 ${status} `), seen.answer.slice(0, 100));
+          assert.match(seen.answer, /\r\nconnection: close\r\n/i);
+          assert.ok(seen.closedByServer, 'the server closed the connection');
+          // What the server read in all: the headers, up to 16 KB of body before a 413 (read in socket reads of
+          // up to 64 KB), and at most one more 64 KB read after the refusal.
+          const bound = (status === 413 ? 16 * 1024 + 64 * 1024 : 0) + 64 * 1024 + 2048;
+          assert.ok(seen.serverRead <= bound, `the server read ${seen.serverRead} bytes (bound ${bound})`);
+        } finally {
+          await httpNode.stop();
+        }
+        await onlyBarrierEmitted(out);
+        await onlyBarrierEmitted(vout);
+      });
+    }
+
+    it('parameters named like Object methods (toString, valueOf, hasOwnProperty...) are dropped: query, form and JSON alike', async () => {
+      await load();
+      const shadowing = { toString: 'x', valueOf: 'y', hasOwnProperty: 'z', constructor: 'c', isPrototypeOf: 'i', __proto__x: 'kept' };
+      const params = { token: TOKEN, ...valid };
+      await app().get(`${CB_PATH}?${q(params)}&${q(shadowing)}`).expect(200);
+      await app().post(`${CB_PATH}?token=${TOKEN}`).type('form').send(q({ ...valid, ...shadowing })).expect(200);
+      await app().post(`${CB_PATH}?token=${TOKEN}`).set('content-type', 'application/json').send(JSON.stringify({ ...valid, ...shadowing })).expect(200);
+      await app().get(`${VMN_PATH}?${q({ token: TOKEN, from: '919812345678', message: 'hi', ts: '1700000000' })}&${q(shadowing)}`).expect(200);
+      await nth(out, 3);
+      const sms = await nth(vout);
+      for (const msg of [...out, sms]) {
+        const p = msg.payload;
+        for (const name of ['toString', 'valueOf', 'hasOwnProperty', 'constructor', 'isPrototypeOf']) {
+          assert.ok(!Object.prototype.hasOwnProperty.call(p, name), `${name} is not an own property`);
+        }
+        assert.equal(String(p), '[object Object]');
+        assert.equal(p.hasOwnProperty('__proto__x'), true, 'other extra parameters are kept');
+        assert.equal(`${p.valueOf() === p}`, 'true');
+      }
+    });
+
     const malformed = [
       ['invalid JSON', (r) => r.post(`${CB_PATH}?token=${TOKEN}`).set('content-type', 'application/json').send('{"status":"SENT",'), /malformed/],
       ['a JSON array', (r) => r.post(`${CB_PATH}?token=${TOKEN}`).set('content-type', 'application/json').send(JSON.stringify([valid])), /malformed/],

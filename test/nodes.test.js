@@ -140,6 +140,28 @@ describe('action nodes in the Node-RED runtime', function () {
       assert.deepEqual(server.last.files.file.data, file);
       assert.equal(server.last.files.file.filename, 'invoice.pdf');
     });
+    it('a leftover msg.file on a text message is ignored, as the help says (one msg reused for media, then text)', async () => {
+      server.reply = () => sent();
+      const t = await loadNode('kaleyra-whatsapp', {}, { config: urls });
+      const { output, error } = await t.run({ payload: 'and now a text', file: Buffer.from('%PDF-1.4'), filename: 'invoice.pdf', to: '919812345678', from: '918000000000' });
+      assert.equal(error, undefined, error && error.error.message);
+      assert.equal(output.payload[0].id, 'abc123');
+      assert.deepEqual(server.last.files, {}, 'no file part is sent with a text');
+      assert.equal(JSON.parse(server.last.fields.body).type, 'text');
+    });
+
+    it('an exception while reading the msg (a throwing getter) reaches Catch with INVALID_INPUT', async () => {
+      const t = await loadNode('kaleyra-whatsapp', {}, { config: urls });
+      const msg = { payload: 'hello', from: '918000000000' };
+      let reads = 0;
+      // Throws when the node reads it, not when Node-RED or the Catch node copy the msg afterwards.
+      Object.defineProperty(msg, 'to', { enumerable: true, configurable: true, get: () => (reads++ === 0 ? (() => { throw new TypeError('boom: to is not readable'); })() : '919812345678') });
+      const { output, error } = await t.run(msg);
+      assert.equal(output, undefined);
+      assert.equal(caughtCode(error), 'INVALID_INPUT');
+      assert.match(error.error.message, /msg: could not be read: boom/);
+      assert.equal(server.requests.length, 0);
+    });
   });
 
   describe('kaleyra-inbox', () => {

@@ -42,9 +42,9 @@ function callId(value: unknown): string {
     throw new InputError('id', `must be a call id string, or an object { id, mobile }, not ${v.describe(value)}`);
   }
   const id = v.text('id', value, { required: true, max: CALL_STATUS_LIMITS.idLength })!;
-  if (/\s/.test(id)) throw new InputError('id', `must not contain whitespace: "${id.slice(0, 40)}"`);
+  if (/\s/.test(id)) throw new InputError('id', `must not contain whitespace: ${v.shown(id, 40)}`);
   if (!/^[0-9A-Za-z._:+-]+$/.test(id)) {
-    throw new InputError('id', `must contain only letters, digits and . _ : + -, not "${id.slice(0, 40)}"`);
+    throw new InputError('id', `must contain only letters, digits and . _ : + -, not ${v.shown(id, 40)}`);
   }
   return id;
 }
@@ -52,7 +52,7 @@ function callId(value: unknown): string {
 function mobile(value: unknown): string | undefined {
   const m = v.text('mobile', value);
   if (m !== undefined && !/^\d{6,15}$/.test(m)) {
-    throw new InputError('mobile', `must be a phone number of 6 to 15 digits (numeric, no +), not "${m.slice(0, 40)}"`);
+    throw new InputError('mobile', `must be a phone number of 6 to 15 digits (numeric, no +), not ${v.shown(m, 40)}`);
   }
   return m;
 }

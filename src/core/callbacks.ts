@@ -2,6 +2,7 @@
 // parsed into typed events. A request that is neither is refused with an InputError (answered 400).
 import { InputError } from './errors';
 import { CALLBACK_VARIABLES } from './click-to-call';
+import { shown } from './validate';
 
 export type Params = Record<string, string>;
 
@@ -64,7 +65,7 @@ function epoch(field: string, raw: string, required: boolean): number | null {
     if (required) throw new InputError(field, 'is missing');
     return null;
   }
-  if (!/^\d{1,13}(\.\d+)?$/.test(raw)) throw new InputError(field, `must be a number, not "${raw.slice(0, 40)}"`);
+  if (!/^\d{1,13}(\.\d+)?$/.test(raw)) throw new InputError(field, `must be a number, not ${shown(raw, 40)}`);
   return Number(raw);
 }
 
@@ -76,11 +77,19 @@ export function isoTime(t: number | null): string | null {
   return Number.isNaN(d.getTime()) ? null : d.toISOString();
 }
 
+/**
+ * Parameter names that would shadow what every object has (`toString`, `valueOf`, `hasOwnProperty`,
+ * `__proto__`...): never kept, so String(msg.payload) or payload.hasOwnProperty() in a flow still work.
+ */
+export function shadows(name: string): boolean {
+  return name in Object.prototype;
+}
+
 /** The parameters that are not fields, in a new object the parsers add their fields to (not a spread copy: V8 adds to those ~10× slower). */
 function extras(params: Params, known: readonly string[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(params)) {
-    if (!known.includes(k) && !OURS.has(k) && k !== '__proto__') out[k] = v;
+    if (!known.includes(k) && !OURS.has(k) && !shadows(k)) out[k] = v;
   }
   return out;
 }

@@ -84,7 +84,7 @@ function receiverItem(field: string, value: string): string {
   if (!value.startsWith('ivr:')) return v.tenDigits(field, value);
   const id = value.slice(4);
   if (!/^[A-Za-z0-9_-]+$/.test(id) || id.length > CLICK_TO_CALL_LIMITS.ivrIdLength) {
-    throw new InputError(field, `must be ivr:<ivr_id> with an id of letters, digits, _ or - (at most ${CLICK_TO_CALL_LIMITS.ivrIdLength}), not "${value.slice(0, 60)}"`);
+    throw new InputError(field, `must be ivr:<ivr_id> with an id of letters, digits, _ or - (at most ${CLICK_TO_CALL_LIMITS.ivrIdLength}), not ${v.shown(value, 60)}`);
   }
   return value;
 }
@@ -93,7 +93,7 @@ function callerId(req: Record<string, unknown>): string | undefined {
   const a = v.text('caller_id', req.caller_id);
   const b = v.text('callerId', req.callerId);
   if (a !== undefined && b !== undefined && a !== b) {
-    throw new InputError('caller_id', `and callerId are both given and differ ("${a.slice(0, 20)}", "${b.slice(0, 20)}"): give one`);
+    throw new InputError('caller_id', `and callerId are both given and differ (${v.shown(a, 20)}, ${v.shown(b, 20)}): give one`);
   }
   if (a !== undefined) return v.tenDigits('caller_id', a);
   return b === undefined ? undefined : v.tenDigits('callerId', b);
@@ -121,7 +121,7 @@ function meta(value: unknown): string | undefined {
 
 function custom(value: unknown): string | undefined {
   const c = v.text('custom', value, { max: CLICK_TO_CALL_LIMITS.customLength });
-  if (c !== undefined && !/^[A-Za-z0-9]+$/.test(c)) throw new InputError('custom', `must be alphanumeric (letters and digits), not "${c.slice(0, 40)}"`);
+  if (c !== undefined && !/^[A-Za-z0-9]+$/.test(c)) throw new InputError('custom', `must be alphanumeric (letters and digits), not ${v.shown(c, 40)}`);
   return c;
 }
 

@@ -50,11 +50,11 @@ export interface Call<T> {
 export async function perform<T>(ctx: CallContext, call: Call<T>): Promise<Result<T>> {
   const opened = call.open?.();
   try {
-    const envelope = await ctx.transport.call(
+    return await ctx.transport.call(
       { baseUrl: ctx.baseUrl, path: call.path, method: call.method, params: call.params, files: opened?.files, apiKey: ctx.apiKey, signal: ctx.signal },
       call.success,
+      call.normalise,
     );
-    return { payload: call.normalise(envelope), envelope };
   } finally {
     opened?.close();
   }

@@ -4,6 +4,7 @@
 import type { XMLParser } from 'fast-xml-parser';
 import { Codes, ServiceError, TransportError } from './errors';
 import { phpUnserialize } from './php-unserialize';
+import { quote } from './redact';
 
 export interface Envelope {
   status: string;
@@ -129,18 +130,17 @@ export function decodeBody(body: string): unknown {
   return fromText(text);
 }
 
-function snippet(body: string): string {
-  const flat = body.replace(/\s+/g, ' ').trim();
-  return flat.length > 120 ? `${flat.slice(0, 120)}…` : flat;
-}
-
-/** Decodes a body into an envelope; BAD_RESPONSE when it is not one. */
-export function toEnvelope(body: string): Envelope {
+/**
+ * Decodes a body into an envelope; BAD_RESPONSE when it is not one. The error quotes the start of the
+ * answer (a proxy's page, say), with the key masked and control characters escaped.
+ */
+export function toEnvelope(body: string, apiKey?: string): Envelope {
+  const snippet = (text: string) => quote(text, apiKey);
   let value: unknown;
   try {
     value = decodeBody(body);
   } catch (err) {
-    throw new TransportError(Codes.BAD_RESPONSE, `the service's answer could not be decoded (${(err as Error).message}): "${snippet(body)}"`);
+    throw new TransportError(Codes.BAD_RESPONSE, `the service's answer could not be decoded (${snippet((err as Error).message)}): "${snippet(body)}"`);
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new TransportError(Codes.BAD_RESPONSE, `the service's answer is not an object: "${snippet(body)}"`);
@@ -167,10 +167,16 @@ function messageText(message: unknown): string {
   }
 }
 
-/** Throws the service's error when the envelope's status is not the interface's success status. */
-export function checkStatus(env: Envelope, success: 'OK' | '200'): Envelope {
+/**
+ * Throws the service's error when the envelope's status is not the interface's success status. Its code
+ * is the status when that looks like a code (A404, E423, 500), and its text the service's message,
+ * quoted as any outside text is.
+ */
+export function checkStatus(env: Envelope, success: 'OK' | '200', apiKey?: string): Envelope {
   if (env.status.toUpperCase() === success) return env;
-  throw new ServiceError(env.status || 'SERVICE_ERROR', env.message, env);
+  const code = /^[A-Za-z0-9_.-]{1,32}$/.test(env.status) ? env.status : 'SERVICE_ERROR';
+  const status = code === env.status ? '' : ` (status "${quote(env.status, apiKey, 40)}")`;
+  throw new ServiceError(code, quote(env.message, apiKey, 500) + status, env);
 }
 
 /** Lists a value that may be one record, an array, or an object keyed by index ("0", "1", ...). */

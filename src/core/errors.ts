@@ -1,5 +1,6 @@
 // The three kinds of failure a caller can meet, each with a stable machine-readable `code`
 // (what Catch nodes read as msg.error.code) and a message a person can act on.
+import { escapeControl } from './redact';
 
 /** Codes of ours, for failures the service itself did not name. */
 export const Codes = {
@@ -29,7 +30,7 @@ export class InputError extends KaleyraError {
   readonly code: string;
   readonly field: string;
   constructor(field: string, message: string, code: string = Codes.INVALID_INPUT) {
-    super(`${field}: ${message}`);
+    super(`${escapeControl(field)}: ${message}`); // a field path can hold a msg's own key names
     this.name = 'InputError';
     this.field = field;
     this.code = code;

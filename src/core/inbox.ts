@@ -10,7 +10,7 @@ import * as v from './validate';
 
 /** The filters of spec 4.2, as a user gives them. */
 export interface InboxQuery {
-  /** Results from this date: a string in any format (sent as given), a Date, or an epoch number. */
+  /** Results from this date: a string in any format or a number (both sent as given), or a Date. */
   fromdate?: string | number | Date;
   /** Results up to this date: as `fromdate`. */
   todate?: string | number | Date;
@@ -50,7 +50,7 @@ export function inboxParams(q: unknown): Record<string, string | undefined> {
   }
   const number = v.text('number', query.number);
   if (number !== undefined && !/^\+?\d{3,15}$/.test(number)) {
-    throw new InputError('number', `must be a VMN number (3 to 15 digits, optional leading +), not "${number.slice(0, 40)}"`);
+    throw new InputError('number', `must be a VMN number (3 to 15 digits, optional leading +), not ${v.shown(number, 40)}`);
   }
   const mobile = v.text('mobile', query.mobile);
   return {
@@ -66,30 +66,23 @@ export function inboxParams(q: unknown): Record<string, string | undefined> {
 }
 
 /**
- * "Any date format" (spec 4.2): a string is sent as given. A Date, or an epoch number (seconds, or
- * milliseconds when above 1e11, i.e. after 1973 in ms), is sent as `YYYY-MM-DD HH:mm:ss` read from its
- * UTC fields, so the result does not depend on the time zone of the machine running Node-RED.
+ * "Any date format" (spec 4.2): a string is sent as given, and a number as its digits (20261101 is sent
+ * as "20261101": the service reads it as it reads the text). A Date is sent as `YYYY-MM-DD HH:mm:ss`
+ * read from its UTC fields, so the result does not depend on the time zone of the machine running Node-RED.
  */
 function dateParam(field: string, value: unknown): { text: string; time?: number } | undefined {
   if (v.isEmpty(value)) return undefined;
-  if (typeof value === 'string') {
+  if (typeof value === 'string' || typeof value === 'number') {
+    if (typeof value === 'number' && (!Number.isSafeInteger(value) || value < 0)) {
+      throw new InputError(field, `must be a date string, a Date or a whole number, not ${v.describe(value)}`);
+    }
     const text = v.text(field, value, { max: INBOX_LIMITS.dateLength });
     return text === undefined ? undefined : { text };
   }
-  let time: number;
-  if (value instanceof Date) {
-    time = value.getTime();
-    if (Number.isNaN(time)) throw new InputError(field, 'is an invalid Date');
-  } else if (typeof value === 'number') {
-    if (!Number.isSafeInteger(value) || value < 0) {
-      throw new InputError(field, `must be a date string, a Date or an epoch time (whole seconds or milliseconds), not ${v.describe(value)}`);
-    }
-    time = value > 1e11 ? value : value * 1000;
-    if (time > 8.64e15) throw new InputError(field, `is out of the range of dates: ${value}`);
-  } else {
-    throw new InputError(field, `must be a date string, a Date or an epoch time, not ${v.describe(value)}`);
-  }
-  return { text: utcDateTime(new Date(time)), time };
+  if (!(value instanceof Date)) throw new InputError(field, `must be a date string, a Date or a whole number, not ${v.describe(value)}`);
+  const time = value.getTime();
+  if (Number.isNaN(time)) throw new InputError(field, 'is an invalid Date');
+  return { text: utcDateTime(value), time };
 }
 
 function utcDateTime(d: Date): string {

@@ -9,6 +9,7 @@ import { asList, isRecord, recordOf, type Envelope } from './decode';
 import { perform, type Call, type CallContext, type Result } from './context';
 import type { FilePart } from './transport';
 import * as v from './validate';
+import { quote } from './redact';
 
 export const MESSAGE_TYPES = ['text', 'image', 'document', 'audio', 'template', 'contacts', 'location'] as const;
 export type MessageType = (typeof MESSAGE_TYPES)[number];
@@ -39,7 +40,7 @@ export interface MessageInput {
   body: unknown;
   /** Delivery-status callback URL; when absent, `body.callback` is used. */
   callback?: unknown;
-  /** Media for image, document and audio: a Buffer, a readable stream or a local file path. */
+  /** Media for image, document and audio: a Buffer, a readable stream or a local file path; ignored for other types. */
   file?: unknown;
   filename?: unknown;
 }
@@ -63,7 +64,6 @@ export async function buildMessage(input: MessageInput): Promise<{ params: Recor
   const body = messageBody(input);
   const type = body.type as MessageType;
   const media = type === 'image' || type === 'document' || type === 'audio' ? await checkMedia(type, input) : undefined;
-  if (!media && !v.isEmpty(input.file)) throw new InputError('file', `is only sent with image, document or audio messages, not ${type}`);
   return { params: { method: 'wa', from, body: JSON.stringify(body) }, media };
 }
 
@@ -192,14 +192,14 @@ function contactsPart(value: unknown): Record<string, unknown>[] {
     }
     each(contact.emails, `${f}.emails`, (e, ef) => {
       const email = v.text(`${ef}.email`, e.email);
-      if (email && !EMAIL.test(email)) throw new InputError(`${ef}.email`, `is not an e-mail address: "${email.slice(0, 60)}"`);
+      if (email && !EMAIL.test(email)) throw new InputError(`${ef}.email`, `is not an e-mail address: ${v.shown(email, 60)}`);
       v.oneOf(`${ef}.type`, e.type, ['HOME', 'WORK'] as const);
     });
     each(contact.phones, `${f}.phones`, (p, pf) => {
       v.text(`${pf}.phone`, p.phone, { max: 40 });
       v.oneOf(`${pf}.type`, p.type, ['CELL', 'MAIN', 'IPHONE', 'HOME', 'WORK'] as const);
       const waId = v.text(`${pf}.wa_id`, p.wa_id);
-      if (waId && !/^\d{1,20}$/.test(waId)) throw new InputError(`${pf}.wa_id`, `must be digits, not "${waId.slice(0, 40)}"`);
+      if (waId && !/^\d{1,20}$/.test(waId)) throw new InputError(`${pf}.wa_id`, `must be digits, not ${v.shown(waId, 40)}`);
     });
     each(contact.addresses, `${f}.addresses`, (a, af) => {
       const cc = v.text(`${af}.country_code`, a.country_code);
@@ -260,14 +260,20 @@ async function checkMedia(type: 'image' | 'document' | 'audio', input: MessageIn
     const part = { field: 'file', value: file, filename };
     media = { open: () => ({ files: [part], close: () => undefined }), repeatable: true };
   } else if (file instanceof Readable) {
+    checkStream(file);
+    // A stream in object mode (Readable.from() of Buffers is one) may give anything: its first chunk is
+    // looked at before anything is sent; a later chunk that is no bytes aborts the upload.
+    if (file.readableObjectMode) {
+      const first = await peek(file);
+      if (first !== null && toBytes(first) === undefined) throw new InputError('file', `is a stream of objects, not of bytes (its first chunk is ${v.describe(first)}); give Buffers or strings`);
+    }
     const path = (file as Readable & { path?: unknown }).path;
     filename ??= typeof path === 'string' ? basename(path) : undefined;
     if (!filename) throw new InputError('filename', 'is required when msg.file is a stream (it gives the format)');
     checkFormat(type, filename);
-    // The size of a stream is known only as it flows: stop it at the limit.
     const name = filename;
     const dispose = () => file.destroy();
-    media = { open: () => ({ files: [{ field: 'file', value: file.pipe(sizeLimit()), filename: name }], close: dispose }), repeatable: false, dispose };
+    media = { open: () => ({ files: [{ field: 'file', value: bytesOf(file), filename: name }], close: dispose }), repeatable: false, dispose };
   } else {
     throw new InputError('file', `must be a Buffer, a readable stream or a file path, not ${v.describe(file)}`);
   }
@@ -285,15 +291,66 @@ function checkFormat(type: keyof typeof MEDIA_FORMATS, filename: string): void {
   }
 }
 
-function sizeLimit(): Transform {
+/** Listens for a stream's errors at once (an 'error' without a listener ends the process) and refuses one that cannot be sent. */
+export function checkStream(file: Readable): void {
+  if (file.listenerCount('error') === 0) file.on('error', () => undefined); // seen through file.errored
+  if (file.errored) throw streamError(file.errored);
+  if (file.destroyed || file.readableEnded) throw new InputError('file', 'is a stream that was already closed or read to its end');
+}
+
+function streamError(err: unknown): InputError {
+  if (err instanceof InputError) return err;
+  const e = err as NodeJS.ErrnoException;
+  return new InputError('file', `could not be read: ${e.code ? `${e.code} ` : ''}${quote(String(e.message ?? err), undefined, 200)}`);
+}
+
+/** The first chunk of a stream, put back; null when it ends at once. */
+function peek(file: Readable): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const done = (fn: () => void) => {
+      file.off('readable', onReadable).off('error', onError).off('end', onEnd);
+      fn();
+    };
+    const onReadable = () => {
+      const chunk: unknown = file.read();
+      if (chunk === null) return; // 'end' follows
+      done(() => {
+        file.unshift(chunk);
+        resolve(chunk);
+      });
+    };
+    const onError = (err: unknown) => done(() => reject(streamError(err)));
+    const onEnd = () => done(() => resolve(null));
+    file.on('readable', onReadable).on('error', onError).on('end', onEnd);
+  });
+}
+
+function toBytes(chunk: unknown): Buffer | undefined {
+  if (Buffer.isBuffer(chunk)) return chunk;
+  if (typeof chunk === 'string') return Buffer.from(chunk);
+  if (chunk instanceof Uint8Array) return Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+  return undefined;
+}
+
+/**
+ * The bytes of a caller's stream, stopped at the size limit. Its errors (EISDIR, EIO mid-way) end the
+ * request with an InputError: piping does not pass them on, and unheard they would end the process.
+ */
+function bytesOf(file: Readable): Transform {
+  checkStream(file); // it may have failed while the message waited in the queue
   let seen = 0;
-  return new Transform({
-    transform(chunk: Buffer, _enc, done) {
-      seen += chunk.length;
+  const limited = new Transform({
+    writableObjectMode: true, // takes what an object-mode stream gives, and lets only bytes through
+    transform(chunk: unknown, _enc, done) {
+      const bytes = toBytes(chunk);
+      if (!bytes) return done(new InputError('file', `is a stream that gave ${v.describe(chunk)} among its bytes`));
+      seen += bytes.length;
       if (seen > LIMITS.fileBytes) done(new InputError('file', `is over 64 MB (${LIMITS.fileBytes} bytes)`, 'E504'));
-      else done(null, chunk);
+      else done(null, bytes);
     },
   });
+  file.on('error', (err) => limited.destroy(streamError(err)));
+  return file.pipe(limited);
 }
 
 /** Spec 2.2: the submission response's data, one entry per recipient, unknown fields kept. */

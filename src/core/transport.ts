@@ -6,8 +6,9 @@ import { EventEmitter } from 'node:events';
 import { PassThrough, type Readable } from 'node:stream';
 import type { Pool } from 'undici';
 import type FormDataType from 'form-data';
-import { Codes, KaleyraError, TransportError } from './errors';
+import { Codes, KaleyraError, ServiceError, TransportError } from './errors';
 import { checkStatus, toEnvelope, type Envelope } from './decode';
+import { redactDeep, redactError } from './redact';
 
 export interface TransportOptions {
   /** Milliseconds to establish a connection. */
@@ -108,16 +109,20 @@ export class Transport {
     return base;
   }
 
-  /** Sends one request and returns the decoded envelope, after checking its status. */
-  async call(req: ServiceRequest, success: 'OK' | '200'): Promise<Envelope> {
+  /**
+   * Sends one request, checks the status of the decoded answer and normalises it. Decoding and the
+   * status check see the real answer; the key is masked only in what is returned or thrown (an answer
+   * that echoes the key must not put it on a msg, an error or a log).
+   */
+  async call<T>(req: ServiceRequest, success: 'OK' | '200', normalise: (env: Envelope) => T): Promise<{ payload: T; envelope: Envelope }> {
     const body = await this.send(req);
+    const echoed = !!req.apiKey && body.includes(req.apiKey);
     try {
-      // A service that echoes the key (in an error text, say) must not put it on a msg. In JSON without
-      // a backslash every decoded string is spelt out as is, so a text without the key needs no walk.
-      const env = toEnvelope(body);
-      const plain = /^\s*\{/.test(body) && !body.includes('\\') && !body.includes(req.apiKey);
-      return checkStatus(plain ? env : redactDeep(env, req.apiKey), success);
+      const envelope = checkStatus(toEnvelope(body, req.apiKey), success, req.apiKey);
+      const result = { payload: normalise(envelope), envelope };
+      return echoed ? redactDeep(result, req.apiKey) : result;
     } catch (err) {
+      if (echoed && err instanceof ServiceError) redactDeep(err.envelope, req.apiKey);
       throw redactError(err, req.apiKey);
     }
   }
@@ -277,32 +282,4 @@ function toTransportError(err: unknown, where: string, aborted: boolean, timedOu
   }
   if (aborted) return new TransportError(Codes.CLOSED, `${where}: cancelled`);
   return new TransportError(Codes.NETWORK, `${where}: ${code ? `${code} ` : ''}${e.message ?? String(err)}`, { notSent: NOT_SENT.has(code) });
-}
-
-/** Removes the key from every string inside a decoded answer (in place). */
-function redactDeep<T>(value: T, apiKey: string): T {
-  if (!apiKey) return value;
-  const redact = (s: string) => (s.includes(apiKey) ? s.split(apiKey).join('***') : s);
-  if (typeof value === 'string') return redact(value) as T;
-  // A loop, not recursion: an answer nested as deep as the decoders accept must not overflow the stack.
-  const pending: unknown[] = [value];
-  while (pending.length > 0) {
-    const node = pending.pop();
-    if (typeof node !== 'object' || node === null) continue;
-    const record = node as Record<string, unknown>; // arrays too, by index
-    for (const [k, v] of Object.entries(record)) {
-      if (typeof v === 'string') record[k] = redact(v);
-      else if (typeof v === 'object' && v !== null) pending.push(v);
-    }
-  }
-  return value;
-}
-
-/** Removes the key from an error's text, wherever it came from. */
-export function redactError<T>(err: T, apiKey: string): T {
-  if (err instanceof Error && apiKey && err.message.includes(apiKey)) {
-    err.message = err.message.split(apiKey).join('***');
-    if (err.stack) err.stack = err.stack.split(apiKey).join('***');
-  }
-  return err;
 }

@@ -1,6 +1,7 @@
 // Small checks shared by the interfaces. Each throws an InputError naming the field, so a bad input is
 // refused with a clear reason before anything is sent.
 import { InputError } from './errors';
+import { quote } from './redact';
 
 /** Keys that would reach an object's prototype if copied. */
 const POISON = new Set(['__proto__', 'constructor', 'prototype']);
@@ -94,7 +95,7 @@ export function url(field: string, value: unknown): string | undefined {
   try {
     parsed = new URL(s);
   } catch {
-    throw new InputError(field, `must be an http(s) URL, not "${s.slice(0, 80)}"`);
+    throw new InputError(field, `must be an http(s) URL, not ${shown(s, 80)}`);
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
     throw new InputError(field, `must be an http(s) URL, not ${parsed.protocol}`);
@@ -126,14 +127,14 @@ export function list(field: string, value: unknown, separator: RegExp, max: numb
 /** A phone number with country code: digits with an optional leading `+` (spec 2.1). */
 export function phone(field: string, value: string): string {
   if (!/^\+?\d{6,15}$/.test(value)) {
-    throw new InputError(field, `must be a phone number with country code (digits, optional leading +), not "${value.slice(0, 40)}"`);
+    throw new InputError(field, `must be a phone number with country code (digits, optional leading +), not ${shown(value, 40)}`);
   }
   return value;
 }
 
 /** A 10-digit number (click-to-call legs and caller id, spec 4.4). */
 export function tenDigits(field: string, value: string): string {
-  if (!/^\d{10}$/.test(value)) throw new InputError(field, `must be a 10-digit number, not "${value.slice(0, 40)}"`);
+  if (!/^\d{10}$/.test(value)) throw new InputError(field, `must be a 10-digit number, not ${shown(value, 40)}`);
   return value;
 }
 
@@ -142,6 +143,11 @@ export function describe(value: unknown): string {
   if (Array.isArray(value)) return 'an array';
   if (Buffer.isBuffer(value)) return 'a Buffer';
   if (typeof value === 'number') return String(value);
-  if (typeof value === 'string') return `"${value.length > 40 ? `${value.slice(0, 40)}…` : value}"`;
+  if (typeof value === 'string') return shown(value);
   return typeof value === 'object' ? 'an object' : typeof value;
+}
+
+/** A given text quoted in an error: cut, and its control characters escaped (errors reach the log). */
+export function shown(value: string, max = 40): string {
+  return `"${quote(value, undefined, max)}"`;
 }

@@ -4,7 +4,8 @@
 import { setMaxListeners } from 'node:events';
 import type { KaleyraClient } from '../core/client';
 import type { Result } from '../core/context';
-import { Codes, InputError, TransportError } from '../core/errors';
+import { Codes, InputError, KaleyraError, TransportError } from '../core/errors';
+import { escapeControl } from '../core/redact';
 import type { Node, NodeMessage, RED } from './red';
 
 /** What the config node offers its users. */
@@ -99,8 +100,9 @@ export function registerAction<T>(RED: RED, type: string, spec: ActionSpec<T>): 
           send(msg);
           return undefined;
         })
-        .catch((err: Error & { code?: string }) => {
-          lastStatus = { fill: 'red', shape: 'ring', text: err.code ?? 'error' };
+        .catch((thrown: unknown) => {
+          const err = coded(thrown);
+          lastStatus = { fill: 'red', shape: 'ring', text: err.code };
           return err;
         })
         .then((err) => {
@@ -166,6 +168,21 @@ function evaluate(RED: RED, node: Node, s: { name: string; value: string; type: 
       failed(err as Error);
     }
   });
+}
+
+/**
+ * Every failure reaches Catch with a code (DESIGN.md). Anything thrown that is not one of ours comes from
+ * reading the msg (a property's getter that throws, say): bad input, INVALID_INPUT.
+ */
+export function coded(err: unknown): KaleyraError {
+  if (err instanceof KaleyraError) return err;
+  let text = 'an exception';
+  try {
+    text = err instanceof Error ? String(err.message) : String(err);
+  } catch {
+    // a thrown value whose toString throws in turn
+  }
+  return new InputError('msg', `could not be read: ${escapeControl(text)}`);
 }
 
 /** The message's own value for a setting the node left empty. */

@@ -4,7 +4,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { KaleyraError } from '../core/errors';
-import type { Params } from '../core/callbacks';
+import { shadows, type Params } from '../core/callbacks';
 import type { Node, NodeMessage, RED } from './red';
 
 /** Callbacks are a few short parameters; anything larger is not one. */
@@ -57,10 +57,24 @@ function answer(res: ServerResponse, status: number, text: string): void {
   res.end(text);
 }
 
+/**
+ * Refuses a request whose body is not (all) read: `Connection: close`, and the connection destroyed once
+ * the answer is flushed. Otherwise Node reads and discards the rest of the body to keep the connection
+ * alive, as long as a stranger cares to send it. Until then the unread body only fills the socket's
+ * buffers (tens of KB), and backpressure stops the client.
+ */
+function refuse(req: Req, res: ServerResponse, status: number, text: string): void {
+  if (res.headersSent) return;
+  res.shouldKeepAlive = false;
+  res.setHeader('connection', 'close');
+  res.on('finish', () => req.destroy());
+  answer(res, status, text);
+}
+
 /** Reads a POST body up to BODY_LIMIT; an already parsed body (httpNodeMiddleware) is used as is. */
 export async function readParams(req: Req, query = queryOf(req)): Promise<Params | 'too-large' | 'malformed'> {
   const params: Params = {};
-  for (const [k, v] of query) params[k] = v;
+  for (const [k, v] of query) if (!shadows(k)) params[k] = v;
   if (req.method !== 'POST') return params;
 
   let body: unknown = req.body;
@@ -86,7 +100,7 @@ export async function readParams(req: Req, query = queryOf(req)): Promise<Params
   }
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return 'malformed';
   for (const [k, v] of Object.entries(body)) {
-    if (k === '__proto__') continue;
+    if (shadows(k)) continue;
     if (v !== null && typeof v === 'object') return 'malformed';
     params[k] = v == null ? '' : String(v);
   }
@@ -121,9 +135,9 @@ export function listen(RED: RED, node: ListenerNode, config: Record<string, unkn
       // The token must be in the query (a body field named token does not count), and is checked before
       // any body is read, so a stranger's request is neither parsed nor able to make the node warn.
       const query = queryOf(req); // parsed once, for the token and the parameters
-      if (token && !sameToken(query.get('token') ?? '', tokenDigest)) return answer(res, 403, 'Forbidden');
+      if (token && !sameToken(query.get('token') ?? '', tokenDigest)) return refuse(req, res, 403, 'Forbidden');
       const params = await readParams(req, query);
-      if (params === 'too-large') return answer(res, 413, 'Payload Too Large');
+      if (params === 'too-large') return refuse(req, res, 413, 'Payload Too Large');
       if (params === 'malformed') {
         node.warn(`malformed request to ${node.path}: the body must be a flat JSON object or a form`);
         return answer(res, 400, 'Bad Request');
