@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 'use strict';
 // `npm test`: the whole suite on every supported Node-RED: the project's own 4.x and 3.1 under this
-// Node.js, and 5.x under Node.js 22 (which it needs, fetched from the npm registry as the `node`
-// package). Other Node-RED versions are installed once into .matrix/ (ignored by git). Each run is the
+// Node.js, 5.x under Node.js 22 (which it needs), and 4.x and 5.x under Node.js 24 (Node.js 22 and 24
+// fetched from the npm registry as the `node` package). Other Node-RED versions are installed once into .matrix/ (ignored by git). Each run is the
 // same mocha suite, pointed at its Node-RED by KALEYRA_NODE_RED_DIR (test/helpers/node-red.js).
-// KALEYRA_MATRIX=4 (or 3.1, 5, comma-separated) runs only those.
+// KALEYRA_MATRIX=4 (or 3.1, 5, 4@24, 5@24, comma-separated) runs only those.
 const { spawnSync, spawn } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
@@ -15,13 +15,15 @@ const TARGETS = [
   { key: '4', label: 'Node-RED 4 (project), Node.js ' + process.versions.node },
   { key: '3.1', label: 'Node-RED 3.1, Node.js ' + process.versions.node, install: 'node-red@~3.1.0' },
   { key: '5', label: 'Node-RED 5, Node.js 22', install: 'node-red@^5.0.0', node: '22' },
+  { key: '4@24', label: 'Node-RED 4 (project), Node.js 24', node: '24' },
+  { key: '5@24', label: 'Node-RED 5, Node.js 24', install: 'node-red@^5.0.0', node: '24', dir: '5' },
 ];
 const only = process.env.KALEYRA_MATRIX ? process.env.KALEYRA_MATRIX.split(',').map((s) => s.trim()) : null;
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const npx = process.platform === 'win32' ? 'npx.cmd' : 'npx';
 
 function installed(target) {
-  const dir = path.join(root, '.matrix', `node-red-${target.key}`);
+  const dir = path.join(root, '.matrix', `node-red-${target.dir ?? target.key}`);
   const pkg = path.join(dir, 'node_modules', 'node-red', 'package.json');
   if (!fs.existsSync(pkg)) {
     console.log(`matrix: installing ${target.install} into ${path.relative(root, dir)}`);

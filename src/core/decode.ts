@@ -17,16 +17,21 @@ export interface Envelope {
 // character references are decoded by hand below, which cannot expand recursively. Built with the first
 // XML answer, not when Node-RED starts (JSON is the default format).
 let xmlParser: XMLParser | undefined;
-const xml = () => (xmlParser ??= new (require('fast-xml-parser') as typeof import('fast-xml-parser')).XMLParser({
-  ignoreAttributes: true,
-  ignoreDeclaration: true,
-  ignorePiTags: true,
-  processEntities: false,
-  htmlEntities: false,
-  parseTagValue: false, // ids and numbers such as 0091... stay strings
-  trimValues: true,
-  tagValueProcessor: (_name: string, value: string) => decodeXmlEntities(value),
-}));
+function xml(): XMLParser {
+  if (xmlParser) return xmlParser;
+  // Not `new (require(...) as ...).XMLParser()`: TypeScript 7.0 drops those parentheses when it emits.
+  const { XMLParser: Parser } = require('fast-xml-parser') as typeof import('fast-xml-parser');
+  return (xmlParser = new Parser({
+    ignoreAttributes: true,
+    ignoreDeclaration: true,
+    ignorePiTags: true,
+    processEntities: false,
+    htmlEntities: false,
+    parseTagValue: false, // ids and numbers such as 0091... stay strings
+    trimValues: true,
+    tagValueProcessor: (_name: string, value: string) => decodeXmlEntities(value),
+  }));
+}
 
 const PREDEFINED: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
 

@@ -3,8 +3,8 @@
 // and the mapping of every failure to a TransportError with a stable code.
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import { PassThrough, type Readable } from 'node:stream';
-import type { Pool } from 'undici';
+import { PassThrough, Readable } from 'node:stream';
+import type { FormData as UndiciFormData, Pool } from 'undici';
 import type FormDataType from 'form-data';
 import { Codes, KaleyraError, ServiceError, TransportError } from './errors';
 import { checkStatus, toEnvelope, type Envelope } from './decode';
@@ -19,6 +19,11 @@ export interface TransportOptions {
   connections?: number;
   /** Largest response body read, in bytes. */
   maxResponseBytes?: number;
+  /**
+   * How a form of text fields only (every text send) is encoded: written out here (the default), or by
+   * undici's FormData or form-data. The other two are kept for bench/multipart.js (docs/adr/0006-multipart.md).
+   */
+  fieldsEncoder?: 'direct' | 'undici' | 'form-data';
 }
 
 export interface ServiceRequest {
@@ -44,8 +49,12 @@ export interface FilePart {
 
 // undici and form-data are loaded with the first request, not when Node-RED starts: they are most of
 // the package's start-up time (about 140 ms), and a flow may never send.
-let lib: { Pool: typeof Pool; FormData: typeof FormDataType } | undefined;
-const libs = () => (lib ??= { Pool: (require('undici') as typeof import('undici')).Pool, FormData: require('form-data') as typeof FormDataType });
+let lib: { Pool: typeof Pool; FormData: typeof FormDataType; UndiciFormData: typeof UndiciFormData } | undefined;
+const libs = () => {
+  if (lib) return lib;
+  const undici = require('undici') as typeof import('undici');
+  return (lib = { Pool: undici.Pool, FormData: require('form-data') as typeof FormDataType, UndiciFormData: undici.FormData });
+};
 
 /** What undici takes as a request's signal: an EventEmitter with `aborted`. */
 class AbortEmitter extends EventEmitter {
@@ -57,6 +66,7 @@ const DEFAULTS: Required<TransportOptions> = {
   timeout: 30_000,
   connections: 16,
   maxResponseBytes: 4 * 1024 * 1024,
+  fieldsEncoder: 'direct',
 };
 
 // Failures where the connection never came up: the request cannot have reached the service.
@@ -134,14 +144,34 @@ export class Transport {
     if (this.closed) throw new TransportError(Codes.CLOSED, `${where}: the connection pool is closed`, { notSent: true });
 
     let path = base.prefix + req.path;
-    let body: Readable | Buffer | undefined;
+    let body: Readable | Buffer | UndiciFormData | undefined;
     let headers: Record<string, string> | undefined;
-    if (req.method === 'POST' && !req.files?.length) {
+    if (req.method === 'POST' && !req.files?.length && this.opts.fieldsEncoder === 'direct') {
       // Fields only (every text send): a few hundred bytes written out here as one Buffer, one socket
       // write. form-data would stream them part by part, or build them through a chain of streams.
       const boundary = `----kaleyra${randomUUID()}`;
       body = fieldsForm(boundary, req.params, req.apiKey);
       headers = { 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': String(body.length) };
+    } else if (req.method === 'POST' && !req.files?.length && this.opts.fieldsEncoder === 'undici') {
+      const form = new (libs().UndiciFormData)();
+      for (const [k, v] of Object.entries(req.params)) if (v !== undefined) form.append(k, v);
+      form.append('api_key', req.apiKey);
+      body = form; // undici writes it and its content type
+    } else if (req.method === 'POST' && !req.files?.length && this.opts.fieldsEncoder === 'form-data') {
+      // form-data's cheapest use for a few fields: its stream collected into one Buffer (getBuffer()
+      // copies the growing body again for every part).
+      const form = new (libs().FormData)();
+      form.setBoundary(`----kaleyra${randomUUID()}`);
+      for (const [k, v] of Object.entries(req.params)) if (v !== undefined) form.append(k, v);
+      form.append('api_key', req.apiKey);
+      const parts: string[] = [];
+      body = await new Promise<Buffer>((resolve, reject) => {
+        form.on('data', (part: Buffer | string) => parts.push(String(part)));
+        form.on('error', reject);
+        form.on('end', () => resolve(Buffer.from(parts.join(''))));
+        form.resume();
+      });
+      headers = { 'content-type': `multipart/form-data; boundary=${form.getBoundary()}`, 'content-length': String(body.length) };
     } else if (req.method === 'POST') {
       // With a file the form is streamed: a file path or stream is never read into memory, and a
       // Buffer is written as it is, not copied into a bigger one.
@@ -151,7 +181,7 @@ export class Transport {
       form.setBoundary(`----kaleyra${randomUUID()}`);
       for (const [k, v] of Object.entries(req.params)) if (v !== undefined) form.append(k, v);
       form.append('api_key', req.apiKey);
-      for (const f of req.files!) form.append(f.field, f.value, { filename: f.filename, knownLength: f.knownLength });
+      for (const f of req.files ?? []) form.append(f.field, f.value, { filename: f.filename, knownLength: f.knownLength });
       headers = form.getHeaders() as Record<string, string>;
       if (form.hasKnownLength()) headers['content-length'] = String(form.getLengthSync());
       // form-data is an old-style stream; undici wants a Readable. Errors of the parts travel along.
@@ -194,7 +224,7 @@ export class Transport {
       }
       return text;
     } catch (err) {
-      if (body && !Buffer.isBuffer(body)) body.destroy();
+      if (body instanceof Readable) body.destroy();
       // form-data does not close its parts when the upload is cut off: a half-read stream (and its file
       // descriptor) would stay open until the process ends. It cannot be sent again anyway.
       for (const f of req.files ?? []) if (!Buffer.isBuffer(f.value)) f.value.destroy();
