@@ -66,7 +66,7 @@ async function poll(sim, o, id, collect) {
   try {
     const started = process.hrtime.bigint();
     // Deploying the flow starts the node, and its first poll at once.
-    await helper.setFlows(flow(sim.urls, o, id), 'full', { acct: { apiKey: 'sim-key' } }).catch((err) => {
+    await helper.setFlows(flow(sim.urls, o, id), 'full', { acct: { apiKey: 'simulatorkey' } }).catch((err) => {
       // The helper may miss 'flows:started' and time out after 300 ms; the count below tells.
       if (!/timeout waiting event/.test(err.message)) throw err;
     });

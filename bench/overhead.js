@@ -45,7 +45,7 @@ function drive(n, concurrency) {
 }
 
 async function run(o) {
-  await helper.load([require('../nodes/kaleyra-config.js'), require('../nodes/kaleyra-whatsapp.js')], FLOW, { acct: { apiKey: 'BENCH-KEY-0123456789abcdef' } });
+  await helper.load([require('../nodes/kaleyra-config.js'), require('../nodes/kaleyra-whatsapp.js')], FLOW, { acct: { apiKey: 'BENCHKEY0123456789abcdef' } });
   unspy(helper, FLOW.map((n) => n.id));
   const cpu = [];
   try {

@@ -33,7 +33,7 @@ const httpRequestNode = fromNodeRed('@node-red/nodes/core/network/21-httprequest
 const configNode = require('../nodes/kaleyra-config.js');
 const whatsappNode = require('../nodes/kaleyra-whatsapp.js');
 
-const KEY = 'BENCH-KEY-0123456789abcdef';
+const KEY = 'BENCHKEY0123456789abcdef';
 
 // What a user writes in the function node today (the same fields, in the same order, as the node sends).
 const FUNCTION_BODY = `

@@ -225,7 +225,7 @@ async function runSoak(opts = {}) {
 
   const modules = [catchNode, configNode, whatsappNode, callStatusNode];
   const flow = soakFlow(urls, o);
-  const credentials = { 'soak-acct': { apiKey: 'sim-key' } };
+  const credentials = { 'soak-acct': { apiKey: 'simulatorkey' } };
   let nodes;
 
   function attach() {
@@ -251,7 +251,7 @@ async function runSoak(opts = {}) {
 
     async function doRedeploy() {
       const old = nodes;
-      const client = await helper.getNode('soak-acct').getClient();
+      const client = await helper.getNode('soak-acct').client();
       redeploy.at = Date.now() - started;
       redeploy.answeredBefore = answered;
       redeploy.outstanding = fed - answered;

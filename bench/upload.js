@@ -112,7 +112,7 @@ async function run(opts = {}) {
   fs.closeSync(fd);
 
   const server = await startServer();
-  await helper.load([catchNode, configNode, whatsappNode], flow(server.url), { acct: { apiKey: 'BENCH-KEY-0123456789abcdef' } });
+  await helper.load([catchNode, configNode, whatsappNode], flow(server.url), { acct: { apiKey: 'BENCHKEY0123456789abcdef' } });
   unspy(helper, flow(server.url).map((n) => n.id));
   const msg = (file, filename) => ({ to: '919700000001', from: '918000000000', payload: { type: 'document', document: { caption: 'bench' } }, file, filename });
   const results = { path: [], plain: [], buffer: [], live: [] };

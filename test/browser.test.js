@@ -19,7 +19,7 @@ const vm = require('node:vm');
 
 const IMAGES = process.env.UPDATE_SCREENSHOTS ? path.join(ROOT, 'docs', 'images') : fs.mkdtempSync(path.join(require('node:os').tmpdir(), 'kaleyra-shots-'));
 const CREDENTIAL_SECRET = 'kaleyra-demo-only'; // scripts/start.js
-const KEY = `browser-key-${crypto.randomBytes(12).toString('hex')}`;
+const KEY = `BrowserKey${crypto.randomBytes(12).toString("hex")}`;
 const PUBLIC_URL = 'https://nodered.example.com';
 
 /** The palette's entries of category "kaleyra" and their labels (the config node is not in the palette). */

@@ -1,17 +1,16 @@
 'use strict';
 // Correlation of callbacks with what was sent: end to end through the real runtime (a kaleyra-whatsapp
 // or kaleyra-click2call node "reporting to" a kaleyra-callback node, the built-in simulator over real HTTP
-// calling the callback URL the node built), unit tests of the Correlator over an in-memory Store, and
-// the correlation state surviving a restart in a localfilesystem context store.
+// calling the callback URL the node built), and unit tests of the Correlator over a state store, alone
+// and shared by two replicas.
 const assert = require('node:assert/strict');
-const fs = require('node:fs');
-const os = require('node:os');
-const path = require('node:path');
 const request = require('supertest');
 const { helper, NODE_MODULES, catchNode } = require('./helpers/flow');
 const { HttpNode, until } = require('./helpers/http-node');
 const { Simulator, DEMO_KEY } = require('../dist/simulator');
 const { Correlator, mobileKey, newRef } = require('../dist/core/correlation');
+const { MemoryStore } = require('../dist/core/state-store');
+const { SlowStore } = require('./helpers/slow-store');
 const { CALLBACK_VARIABLES } = require('../dist/core/click-to-call');
 
 const TOKEN = 'tok123';
@@ -172,16 +171,19 @@ describe('correlation of callbacks with sends', function () {
       assert.deepEqual(e, { event: 'delivery', status: 'DELIVERED', mobile: '919812345678', timestamp: 1700000000, time: '2023-11-14T22:13:20.000Z' });
     });
 
-    it('a send that fails forgets its ref (nothing new left in the callback node context)', async () => {
+    it('a send that fails forgets its ref: a callback with it comes uncorrelated', async () => {
       t = await load();
-      const refs = () =>
-        new Promise((resolve, reject) => helper.getNode('cb').context().keys((err, k) => (err ? reject(err) : resolve(k.filter((x) => x.startsWith('kaleyra_ref_')).sort()))));
-      await helper.getNode('cb').correlator.prune(); // its store answers once records carried over from earlier tests are back
-      const before = await refs();
-      helper.getNode('wa').receive({ payload: 'hi', to: 'not-a-number', from: '918000000000', ref: 'bad' });
+      sim.setFaults('messaging', { errorRate: 1, seed: 3 }); // every send answered HTTP 500 or 503
+      helper.getNode('wa').receive({ payload: 'hi', to: '919812345678', from: '918000000000', ref: 'bad' });
       await until(() => t.caught.length >= 1, 'the Catch message');
-      assert.deepEqual(await refs(), before);
-      assert.equal(sim.messages.length, 0);
+      sim.setFaults('messaging', { errorRate: 0 });
+      const url = new URL(JSON.parse(sim.requests.at(-1).fields.body).callback);
+      url.searchParams.set('status', 'SENT');
+      url.searchParams.set('mobile', '919812345678');
+      url.searchParams.set('timestamp', '1700000000');
+      await request(httpNode.app).get(url.pathname + url.search).expect(200);
+      await until(() => t.events.length >= 1, 'the event');
+      assert.deepEqual([t.events[0].payload.id, t.events[0].payload.ref], [undefined, undefined]);
     });
 
     it('a redeploy of the callback node keeps the correlation of messages sent before it', async () => {
@@ -241,120 +243,9 @@ describe('correlation of callbacks with sends', function () {
     });
   });
 
-  describe('the state survives a restart (localfilesystem context store)', () => {
-    const httpNode = new HttpNode();
-    let sim;
-    let urls;
-    let dir;
-
-    before(async () => {
-      sim = new Simulator({ deliveryDelaysMs: [150, 30, 30], stopAtSent: () => true });
-      urls = await sim.start();
-      await httpNode.start();
-      dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kaleyra-ctx-'));
-    });
-    after(async () => {
-      helper.settings({});
-      await sim.stop();
-      await httpNode.stop();
-      fs.rmSync(dir, { recursive: true, force: true });
-    });
-
-    const flow = () => [
-      { id: 'f1', type: 'tab', label: 'restart' },
-      { id: 'cfg', type: 'kaleyra-config', name: 'sim', ...urls, publicUrl: httpNode.url, timeout: 5 },
-      { id: 'wa', type: 'kaleyra-whatsapp', z: 'f1', account: 'cfg', reportTo: 'cb', wires: [['waout']] },
-      { id: 'waout', type: 'helper', z: 'f1' },
-      { id: 'cb', type: 'kaleyra-callback', z: 'f1', path: CB_PATH, wires: [['events']] },
-      { id: 'events', type: 'helper', z: 'f1' },
-    ];
-
-    /**
-     * Starts the flows with the localfilesystem store. The test helper takes the contextStorage setting
-     * but never opens configured stores (the runtime's start does, before the flows), so the runtime's
-     * own context.load() is called here, right after; the nodes look their store up on each use.
-     */
-    async function start() {
-      helper.settings({ contextStorage: { default: { module: 'localfilesystem', config: { dir, flushInterval: 30 } } } });
-      await helper.load([...MODULES, httpNode.capture], flow(), { cfg: { apiKey: DEMO_KEY }, cb: { token: TOKEN } });
-      await helper._context.load();
-      const got = { waout: [], events: [] };
-      for (const id of Object.keys(got)) helper.getNode(id).on('input', (m) => got[id].push(m));
-      return got;
-    }
-    /**
-     * Stops as the runtime's stop() does: flows stopped, then the context stores flushed and closed.
-     * helper.unload() also "cleans" every store of all nodes' context (as a deploy removing every node
-     * would, which deletes the files), so it only runs once the store has been swapped for a fresh memory one.
-     */
-    async function stop() {
-      await helper._redNodes.stopFlows();
-      await helper._context.close();
-      helper._context.init(helper.settings());
-      await helper.unload();
-    }
-
-    it('a callback after a restart is correlated from the file store, and its state does not go back', async () => {
-      let got = await start();
-      helper.getNode('wa').receive({ payload: 'hi', to: '919812345678', from: '918000000000', ref: { order: 42 } });
-      await until(() => got.waout.length >= 1, 'the send');
-      const id = got.waout[0].payload[0].id;
-      await until(() => got.events.length >= 1, 'the SENT event');
-      assert.deepEqual([got.events[0].payload.id, got.events[0].payload.state], [id, 'SENT']);
-      const url = new URL(sim.messages.at(-1).body.callback);
-      await stop();
-
-      // The record is on disk. It is moved on to READ there, so the answers below can only come from
-      // the file (the process still holds the SENT state it carries over redeploys).
-      const file = path.join(dir, 'context', 'f1', 'cb.json');
-      const saved = JSON.parse(fs.readFileSync(file, 'utf8'));
-      const key = `kaleyra_ref_${url.searchParams.get('kref')}`;
-      assert.deepEqual(saved[key].ids, { 9812345678: id });
-      assert.deepEqual(saved[key].states, { 9812345678: 'SENT' });
-      saved[key].states['9812345678'] = 'READ';
-      fs.writeFileSync(file, JSON.stringify(saved));
-
-      got = await start();
-      const drive = async (status) => {
-        url.searchParams.set('status', status);
-        url.searchParams.set('mobile', '919812345678');
-        url.searchParams.set('timestamp', '1700000000');
-        const res = await httpNode.fetch(url.pathname + url.search);
-        assert.equal(res.status, 200);
-      };
-      await drive('DELIVERED');
-      await until(() => got.events.length >= 1, 'the DELIVERED event');
-      const [delivered] = got.events.map((m) => m.payload);
-      assert.deepEqual([delivered.id, delivered.ref, delivered.state, delivered.late], [id, { order: 42 }, 'READ', true]);
-      await stop();
-    });
-  });
-
-  describe('Correlator over an in-memory Store', () => {
-    /** An asynchronous store that copies values in and out, as a persistent one does. */
-    class MemoryStore {
-      constructor() {
-        this.map = new Map();
-        this.ops = 0;
-      }
-      async pause() {
-        // Vary the interleaving: a few turns of the event loop per operation.
-        for (let i = 0; i < ++this.ops % 3; i++) await new Promise((r) => setImmediate(r));
-      }
-      async get(key) {
-        await this.pause();
-        return this.map.has(key) ? structuredClone(this.map.get(key)) : undefined;
-      }
-      async set(key, value) {
-        await this.pause();
-        if (value === undefined) this.map.delete(key);
-        else this.map.set(key, structuredClone(value));
-      }
-      async keys() {
-        await this.pause();
-        return [...this.map.keys()];
-      }
-    }
+  describe('Correlator over a state store', () => {
+    /** The memory store, asynchronous and copying values in and out as a shared one (Redis) does. */
+    const store = () => new SlowStore(new MemoryStore());
 
     const withClock = async (offsetMs, fn) => {
       const real = Date.now;
@@ -375,7 +266,7 @@ describe('correlation of callbacks with sends', function () {
     });
 
     it('matches ids and states across the ways a number is written', async () => {
-      const c = new Correlator(new MemoryStore());
+      const c = new Correlator(store());
       const ref = newRef();
       await c.track(ref, 'message', 'r1');
       await c.identified(ref, { '919812345678': 'id-1' });
@@ -388,45 +279,50 @@ describe('correlation of callbacks with sends', function () {
     });
 
     it('concurrent updates of one ref lose nothing: every id and every furthest state is kept', async () => {
-      const store = new MemoryStore();
-      const c = new Correlator(store);
+      const c = new Correlator(store());
       const ref = newRef();
       await c.track(ref, 'message', 'bulk');
       const mobiles = Array.from({ length: 60 }, (_, i) => `9198${String(10000000 + i)}`);
+      await c.identified(ref, Object.fromEntries(mobiles.map((m, i) => [m, `id-${i}`])));
       const ops = [];
-      for (const [i, m] of mobiles.entries()) {
-        ops.push(() => c.identified(ref, { [m]: `id-${i}` }));
-        for (const s of ['SENT', 'DELIVERED', 'READ', 'FAILED']) ops.push(() => c.delivery(ref, m, s));
-      }
+      for (const m of mobiles) for (const s of ['SENT', 'DELIVERED', 'READ', 'FAILED']) ops.push(() => c.delivery(ref, m, s));
       // A fixed shuffle, all started at once.
       const order = ops.map((op, i) => [(i * 7919) % ops.length, op]).sort((x, y) => x[0] - y[0]);
       const results = await Promise.all(order.map(([, op]) => op()));
       assert.equal(results.length, ops.length);
-      const rec = store.map.get(`kaleyra_ref_${ref}`);
-      for (const [i, m] of mobiles.entries()) {
-        assert.equal(rec.ids[mobileKey(m)], `id-${i}`, `id of ${m}`);
-        assert.equal(rec.states[mobileKey(m)], 'READ', `state of ${m}`);
-      }
-      // And afterwards every recipient answers READ with its id.
+      // Afterwards every recipient answers READ with its id.
       for (const [i, m] of mobiles.entries()) {
         assert.deepEqual(await c.delivery(ref, m, 'SENT'), { id: `id-${i}`, userRef: 'bulk', state: 'READ', late: true, known: true });
       }
     });
 
-    it('two Correlators over the same store (a restart) see what the first recorded', async () => {
-      const store = new MemoryStore();
+    it('two replicas (two Correlators on one store): the state moves forward whichever receives the callback', async () => {
+      const shared = store();
+      const a = new Correlator(shared);
+      const b = new Correlator(shared);
       const ref = newRef();
-      const first = new Correlator(store);
+      await a.track(ref, 'message', 'r');
+      await a.identified(ref, { '919812345678': 'id-x' });
+      const results = await Promise.all(['READ', 'SENT', 'DELIVERED', 'SENT'].map((s, i) => (i % 2 ? a : b).delivery(ref, '919812345678', s)));
+      assert.deepEqual(results[0], { id: 'id-x', userRef: 'r', state: 'READ', late: false, known: true });
+      for (const r of results) assert.ok(r.state === 'READ' || !r.late, `a state never goes back: ${JSON.stringify(r)}`);
+      for (const c of [a, b]) assert.deepEqual(await c.delivery(ref, '+919812345678', 'DELIVERED'), { id: 'id-x', userRef: 'r', state: 'READ', late: true, known: true });
+    });
+
+    it('two Correlators over the same store (a restart) see what the first recorded', async () => {
+      const shared = store();
+      const ref = newRef();
+      const first = new Correlator(shared);
       await first.track(ref, 'call', 'call-ref', 'ticket-9');
       await first.identified(ref, { call: 'c2c_abc' });
-      const second = new Correlator(store);
+      const second = new Correlator(shared);
       assert.deepEqual(await second.call(ref), { id: 'c2c_abc', userRef: 'call-ref', custom: 'ticket-9', known: true });
       assert.deepEqual(await second.call('unknown'), { known: false });
     });
 
     it('unknown, forgotten and expired refs are not correlated', async () => {
-      const store = new MemoryStore();
-      const c = new Correlator(store, 1000, 10); // no answer comes here: callbacks wait 10 ms for it
+      const shared = store();
+      const c = new Correlator(shared, { ttlMs: 1000, answerWaitMs: 10 }); // no answer comes here: callbacks wait 10 ms for it
       const ref = newRef();
       assert.deepEqual(await c.delivery(ref, '919812345678', 'READ'), { state: 'READ', late: false, known: false });
       await c.track(ref, 'message');
@@ -440,11 +336,11 @@ describe('correlation of callbacks with sends', function () {
       await c.track(other, 'message', 'x');
       await c.forget(other);
       assert.equal((await c.delivery(other, '919812345678', 'SENT')).known, false);
-      assert.equal(store.map.has(`kaleyra_ref_${other}`), false);
+      assert.equal(await shared.get(`r:${other}`), undefined);
     });
 
     it('a callback that overtakes its send\'s answer waits for it, and then names the message or call', async () => {
-      const c = new Correlator(new MemoryStore());
+      const c = new Correlator(store());
       const ref = newRef();
       await c.track(ref, 'message', 'early');
       let settled = false;
@@ -464,7 +360,7 @@ describe('correlation of callbacks with sends', function () {
     });
 
     it('a callback of a send that then failed is not correlated; a send never answered holds callbacks only answerWaitMs', async () => {
-      const c = new Correlator(new MemoryStore(), undefined, 200);
+      const c = new Correlator(store(), { answerWaitMs: 200 });
       const failed = newRef();
       await c.track(failed, 'message');
       const event = c.delivery(failed, '919812345678', 'SENT');
@@ -481,18 +377,30 @@ describe('correlation of callbacks with sends', function () {
       const t1 = Date.now();
       await c.delivery(silent, '919812345678', 'DELIVERED');
       assert.ok(Date.now() - t1 < 150, 'a later callback does not wait again');
+    });
 
-      // A send that never ended and no callback came for: prune lets go of it (the map stays bounded).
-      const stuck = newRef();
-      await c.track(stuck, 'message');
-      await withClock(1000, () => c.prune());
-      const t2 = Date.now();
-      await c.delivery(stuck, '919812345678', 'SENT');
-      assert.ok(Date.now() - t2 < 150, 'no wait after prune');
+    it("a callback at another replica than its send waits for the send's answer there too, at most answerWaitMs", async () => {
+      const shared = store();
+      const sender = new Correlator(shared, { answerWaitMs: 400 });
+      const receiver = new Correlator(shared, { answerWaitMs: 400 });
+      const ref = newRef();
+      await sender.track(ref, 'message', 'remote');
+      const early = receiver.delivery(ref, '919812345678', 'SENT');
+      await new Promise((r) => setTimeout(r, 60));
+      await sender.identified(ref, { '919812345678': 'id-remote' });
+      assert.deepEqual(await early, { id: 'id-remote', userRef: 'remote', state: 'SENT', late: false, known: true });
+
+      const never = newRef();
+      await sender.track(never, 'message', 'never');
+      const t0 = Date.now();
+      const r = await receiver.delivery(never, '919812345678', 'SENT');
+      const waited = Date.now() - t0;
+      assert.ok(waited >= 350 && waited < 2000, `waited ${waited} ms`);
+      assert.equal(r.known, true);
     });
 
     it('an unknown status sits between SENT and DELIVERED', async () => {
-      const c = new Correlator(new MemoryStore());
+      const c = new Correlator(store());
       const ref = newRef();
       await c.track(ref, 'message');
       await c.identified(ref, {});
@@ -502,32 +410,6 @@ describe('correlation of callbacks with sends', function () {
         seq.push(`${s}:${r.state}:${r.late}`);
       }
       assert.deepEqual(seq, ['SENT:SENT:false', 'FAILED:FAILED:false', 'SENT:FAILED:true', 'DELIVERED:DELIVERED:false', 'FAILED:DELIVERED:true', 'READ:READ:false']);
-    });
-
-    it('prune removes expired records only, and leaves other keys alone', async () => {
-      const store = new MemoryStore();
-      const c = new Correlator(store, 1000);
-      await store.set('unrelated', 1);
-      const old = newRef();
-      await c.track(old, 'message');
-      await withClock(5000, async () => {
-        const fresh = newRef();
-        await c.track(fresh, 'message');
-        await c.prune();
-        assert.deepEqual([...store.map.keys()].sort(), [`kaleyra_ref_${fresh}`, 'unrelated'].sort());
-      });
-    });
-
-    it('prunes by itself every 200 tracked sends, so the store stays bounded', async () => {
-      const store = new MemoryStore();
-      const c = new Correlator(store, 1000);
-      for (let i = 0; i < 150; i++) await c.track(`old${i}`, 'message');
-      await withClock(5000, async () => {
-        for (let i = 0; i < 50; i++) await c.track(`new${i}`, 'message');
-      });
-      const keys = [...store.map.keys()];
-      assert.equal(keys.filter((k) => k.startsWith('kaleyra_ref_old')).length, 0, 'expired records pruned');
-      assert.equal(keys.filter((k) => k.startsWith('kaleyra_ref_new')).length, 50);
     });
 
     it('newRef: URL-safe, no - or _, unique', () => {

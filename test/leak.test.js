@@ -15,7 +15,7 @@ const { Recorder } = require('./helpers/recorder');
 const { HttpNode, until } = require('./helpers/http-node');
 const { helper, NODE_MODULES, catchNode } = require('./helpers/flow');
 
-const KEY = 'LEAKCHECK-9f8e7d6c5b4a';
+const KEY = 'LEAKCHECK9f8e7d6c5b4a';
 /** The key's distinctive half too, so a partly redacted key is found as well. */
 const NEEDLES = [KEY, '9f8e7d6c5b4a'];
 const CB_TOKEN = 'cbtoken1';

@@ -6,13 +6,14 @@ const assert = require('node:assert/strict');
 const { Readable } = require('node:stream');
 const request = require('supertest');
 const { helper, NODE_MODULES, catchNode } = require('./helpers/flow');
-const { HttpNode, warnings, until } = require('./helpers/http-node');
+const { HttpNode, warnings, statuses, until } = require('./helpers/http-node');
+const { Recorder } = require('./helpers/recorder');
 
 const TOKEN = 'tok123';
 const CB_PATH = '/kaleyra/cb';
 const VMN_PATH = '/kaleyra/vmn';
 const CREDS = { cb: { token: TOKEN }, vmn: { token: TOKEN } };
-const MODULES = [NODE_MODULES['kaleyra-callback'], NODE_MODULES['kaleyra-vmn-in'], catchNode];
+const MODULES = [NODE_MODULES['kaleyra-callback'], NODE_MODULES['kaleyra-vmn-in'], NODE_MODULES['kaleyra-config'], NODE_MODULES['kaleyra-whatsapp'], catchNode];
 
 function flow({ cbPath = CB_PATH, vmnPath = VMN_PATH } = {}) {
   return [
@@ -282,10 +283,23 @@ describe('listener nodes on RED.httpNode', function () {
       assert.deepEqual(warnings(helper, 'cb'), []);
     });
 
-    it('with no token configured any request is accepted, and the node warns about it', async () => {
+    it('fails closed: with no token (an imported flow) every request is 403, the status is red, a warning says what to do, nothing is emitted', async () => {
       await load({});
-      assert.ok(warnings(helper, 'cb').some((w) => /no token/.test(w)));
-      assert.ok(warnings(helper, 'vmn').some((w) => /no token/.test(w)));
+      for (const id of ['cb', 'vmn']) {
+        assert.ok(warnings(helper, id).some((w) => /no token: every request is refused/.test(w)), id);
+        assert.deepEqual(statuses(helper, id).at(-1), { fill: 'red', shape: 'ring', text: 'no token: open the node and deploy' });
+      }
+      await app().get(`${CB_PATH}?${q(valid)}`).expect(403);
+      await app().get(`${CB_PATH}?${q({ ...valid, token: '' })}`).expect(403);
+      await app().post(VMN_PATH).type('form').send(q({ from: '919812345678', message: 'x', ts: '1' })).expect(403);
+      await new Promise((r) => setTimeout(r, 20));
+      assert.equal(out.length + vout.length, 0);
+    });
+
+    it('accepts requests without a token only when "accept requests without a token" is ticked, and warns', async () => {
+      const f = flow().map((n) => (n.type.startsWith('kaleyra-') ? { ...n, acceptWithoutToken: true } : n));
+      await load({}, f);
+      assert.ok(warnings(helper, 'cb').some((w) => /without a token, as set/.test(w)));
       await app().get(`${CB_PATH}?${q(valid)}`).expect(200);
       assert.equal((await nth(out)).payload.status, 'SENT');
     });
@@ -434,30 +448,42 @@ describe('listener nodes on RED.httpNode', function () {
       });
     }
 
-    it('answers 200 before the event is emitted (a correlation still pending does not hold the answer)', async () => {
-      await load();
-      const node = helper.getNode('cb');
-      let release;
-      const gate = new Promise((r) => (release = r));
-      const delivery = node.correlator.delivery.bind(node.correlator);
-      node.correlator.delivery = (...args) => gate.then(() => delivery(...args));
-      const res = await app().get(`${CB_PATH}?${q({ token: TOKEN, kref: 'pending', ...valid })}`);
-      assert.equal(res.status, 200);
-      await new Promise((r) => setImmediate(r));
-      assert.equal(out.length, 0, 'answered while the event was still being correlated');
-      release();
-      const msg = await nth(out);
-      assert.equal(msg.payload.status, 'SENT');
-      assert.equal(msg.payload.ref, undefined, 'an unknown kref leaves the event uncorrelated');
-    });
+    describe('with an account that correlates', () => {
+      const { Account } = require('../dist/nodes/account');
+      const correlate = Account.prototype.correlate;
+      afterEach(() => {
+        Account.prototype.correlate = correlate;
+      });
+      const withAccount = () => [
+        ...flow().map((n) => (n.id === 'cb' ? { ...n, account: 'acct' } : n)),
+        { id: 'acct', type: 'kaleyra-config', name: 'account', messagingUrl: 'http://127.0.0.1:9' },
+      ];
+      const credentials = { ...CREDS, acct: { apiKey: 'ListenerKey12345' } };
 
-    it('answers 200 even when emitting fails; the failure is a node error, not a 500', async () => {
-      await load();
-      const node = helper.getNode('cb');
-      node.correlator.delivery = () => Promise.reject(new Error('context store unavailable'));
-      await app().get(`${CB_PATH}?${q({ token: TOKEN, kref: 'broken', ...valid })}`).expect(200);
-      await until(() => helper.log().args.some(([e]) => e && e.level === helper.log().ERROR && e.id === 'cb'), 'the node error');
-      assert.equal(out.length, 0);
+      it('answers 200 before the event is emitted (a correlation still pending does not hold the answer)', async () => {
+        let release;
+        const gate = new Promise((r) => (release = r));
+        Account.prototype.correlate = function (...args) {
+          return gate.then(() => correlate.apply(this, args));
+        };
+        await load(credentials, withAccount());
+        const res = await app().get(`${CB_PATH}?${q({ token: TOKEN, kref: 'pending', ...valid })}`);
+        assert.equal(res.status, 200);
+        await new Promise((r) => setImmediate(r));
+        assert.equal(out.length, 0, 'answered while the event was still being correlated');
+        release();
+        const msg = await nth(out);
+        assert.equal(msg.payload.status, 'SENT');
+        assert.equal(msg.payload.ref, undefined, 'an unknown kref leaves the event uncorrelated');
+      });
+
+      it('answers 200 even when emitting fails; the failure is a node error, not a 500', async () => {
+        Account.prototype.correlate = () => Promise.reject(new Error('state store unavailable'));
+        await load(credentials, withAccount());
+        await app().get(`${CB_PATH}?${q({ token: TOKEN, kref: 'broken', ...valid })}`).expect(200);
+        await until(() => helper.log().args.some(([e]) => e && e.level === helper.log().ERROR && e.id === 'cb'), 'the node error');
+        assert.equal(out.length, 0);
+      });
     });
   });
 
@@ -522,21 +548,35 @@ describe('listener nodes on RED.httpNode', function () {
       helper.settings({});
     });
 
-    it('is respected: the node builds its URLs below the root and is reached there', async () => {
+    it('is respected: a send reporting to the node gets a callback URL below the root, which reaches it there', async () => {
       helper.settings({ httpNodeRoot: '/red/' });
-      await load();
+      const service = new Recorder();
+      await service.start();
+      service.reply = () => ({ body: JSON.stringify({ status: 'OK', message: 'sent', data: [{ id: 'm1', mobile: '919812345678' }] }) });
+      const f = [
+        ...flow().map((n) => (n.id === 'cb' ? { ...n, account: 'acct' } : n)),
+        { id: 'acct', type: 'kaleyra-config', name: 'account', messagingUrl: service.url, publicUrl: 'https://public.example' },
+        { id: 'wa', type: 'kaleyra-whatsapp', z: 'f1', account: 'acct', reportTo: 'cb', from: '918000000000', wires: [[]] },
+      ];
+      await load({ ...CREDS, acct: { apiKey: 'ListenerKey12345' } }, f);
       await httpNode.start('/red');
       try {
-        const node = helper.getNode('cb');
-        const local = node.localUrl({ kref: 'abc' });
-        assert.equal(local, `/red${CB_PATH}?token=${TOKEN}&kref=abc`);
+        helper.getNode('wa').receive({ payload: 'hi', to: '919812345678' });
+        await until(() => service.requests.length === 1, 'the send');
+        const callback = new URL(JSON.parse(service.last.fields.body).callback);
+        assert.equal(callback.origin + callback.pathname, `https://public.example/red${CB_PATH}`);
+        assert.equal(callback.searchParams.get('token'), TOKEN);
+        assert.match(callback.searchParams.get('kref'), /^\w{12}$/);
+        const local = callback.pathname + callback.search;
         const ok = await httpNode.fetch(`${local}&${q({ status: 'SENT', mobile: '919812345678', timestamp: '1700000000' })}`);
         assert.equal(ok.status, 200);
-        assert.equal((await nth(out)).payload.status, 'SENT');
+        const event = (await nth(out)).payload;
+        assert.deepEqual([event.status, event.id], ['SENT', 'm1']);
         const outside = await httpNode.fetch(`${CB_PATH}?${q({ token: TOKEN, status: 'SENT', mobile: '919812345678', timestamp: '1700000000' })}`);
         assert.equal(outside.status, 404);
       } finally {
         await httpNode.stop();
+        await service.stop();
       }
     });
 

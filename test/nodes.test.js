@@ -6,7 +6,7 @@ const assert = require('node:assert/strict');
 const { Recorder } = require('./helpers/recorder');
 const { helper, loadNode, logText } = require('./helpers/flow');
 
-const KEY = 'TEST-KEY-0123456789abcdef';
+const KEY = 'TESTKEY0123456789abcdef';
 
 describe('action nodes in the Node-RED runtime', function () {
   let server;
@@ -123,12 +123,13 @@ describe('action nodes in the Node-RED runtime', function () {
       assert.equal(caughtCode(error), 'TIMEOUT');
     });
 
-    it('an account without key fails every message with a clear reason', async () => {
+    it('an account without key fails every message with CONFIG naming apiKey; the node shows "no api key"', async () => {
       const t = await loadNode('kaleyra-whatsapp', {}, { config: urls, apiKey: null });
       const { error } = await t.run({ payload: 'hello', to: '919812345678', from: '918000000000' });
-      assert.equal(caughtCode(error), 'INVALID_INPUT');
-      assert.match(error.error.message, /api key/);
+      assert.equal(caughtCode(error), 'CONFIG');
+      assert.match(error.error.message, /apiKey: is missing/);
       assert.equal(server.requests.length, 0);
+      assert.deepEqual(await t.finalStatus(), { fill: 'red', shape: 'ring', text: 'no api key' });
     });
 
     it('sends a document from msg.file and msg.filename', async () => {
@@ -191,10 +192,10 @@ describe('action nodes in the Node-RED runtime', function () {
       assert.equal(output.payload.length, 2);
     });
 
-    it('an inbox without URL fails with a reason naming vmnUrl', async () => {
+    it('an inbox without URL fails with CONFIG naming vmnUrl', async () => {
       const t = await loadNode('kaleyra-inbox', {}, { config: { ...urls, vmnUrl: '' } });
       const { error } = await t.run({ payload: '' });
-      assert.equal(caughtCode(error), 'INVALID_INPUT');
+      assert.equal(caughtCode(error), 'CONFIG');
       assert.match(error.error.message, /vmnUrl/);
     });
   });

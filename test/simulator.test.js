@@ -112,9 +112,9 @@ describe('simulator', function () {
           const u = await sim.start();
           sim.setFaults('vmn', { stallRate: 1, stallMs: 60000 });
           const body = JSON.stringify({ to: '919800000001', type: 'text', text: { message: 'x' }, callback: 'http://127.0.0.1:9/cb' });
-          await request(u.messagingUrl + '/api/v4/?' + new URLSearchParams({ method: 'wa', api_key: 'sim-key', from: '1', body })).then((r) => r.body.text());
-          await request(u.voiceUrl + '/v1/?' + new URLSearchParams({ method: 'dial.click2call', api_key: 'sim-key', caller: '9876543210', receiver: '9876543219', delay: '100', callback: 'http://127.0.0.1:9/c' })).then((r) => r.body.text());
-          const stalled = request(u.vmnUrl + '/v1/?method=inbox&api_key=sim-key').catch(() => 'reset');
+          await request(u.messagingUrl + '/api/v4/?' + new URLSearchParams({ method: 'wa', api_key: 'simulatorkey', from: '1', body })).then((r) => r.body.text());
+          await request(u.voiceUrl + '/v1/?' + new URLSearchParams({ method: 'dial.click2call', api_key: 'simulatorkey', caller: '9876543210', receiver: '9876543219', delay: '100', callback: 'http://127.0.0.1:9/c' })).then((r) => r.body.text());
+          const stalled = request(u.vmnUrl + '/v1/?method=inbox&api_key=simulatorkey').catch(() => 'reset');
           sim.injectSms({ from: '1', message: 'x' });
           await new Promise((r) => setTimeout(r, 100));
           await sim.stop();
@@ -142,7 +142,7 @@ describe('simulator', function () {
         child.once('exit', () => reject(new Error(`exited early: ${out}`)));
       });
       for (const name of ['messagingUrl', 'vmnUrl', 'obdUrl', 'voiceUrl']) assert.match(out, new RegExp(`${name}\\s+http://127\\.0\\.0\\.1:\\d+/`));
-      assert.match(out, /api key\s+sim-key/);
+      assert.match(out, /api key\s+simulatorkey/);
       const voiceUrl = /voiceUrl\s+(\S+)/.exec(out)[1];
       const res = await getJson(voiceUrl, '/v1/', { method: 'dial.click2call', api_key: KEY, caller: '9876543210', receiver: '9876543219' });
       assert.equal(res.status, '200');

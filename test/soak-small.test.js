@@ -28,7 +28,10 @@ describe('soak (small): faults and a redeploy', function () {
     assert.equal(r.readsOverBudget, 0, text);
     assert.equal(r.readsRetriedAfterAnswer, 0, text);
     // The faults really happened: some of each kind of error, and some reads were retried.
-    for (const code of ['HTTP_STATUS', 'NETWORK', 'TIMEOUT', 'CLOSED']) assert.ok(r.outcomes[code] > 0, `no ${code} error\n${text}`);
+    for (const code of ['HTTP_STATUS', 'NETWORK', 'TIMEOUT']) assert.ok(r.outcomes[code] > 0, `no ${code} error\n${text}`);
+    // The account closes after its nodes, which finish what they hold within the grace time: the redeploy
+    // fails nothing that could be sent (with stalls cut at the 1 s timeout, everything could).
+    assert.equal(r.outcomes.CLOSED ?? 0, 0, text);
     assert.ok(r.readsRetried > 0, text);
     assert.ok(r.ok, text);
     assert.match(text.split('\n').pop(), /^soak: 360 messages, 360 answered, 0 lost, 0 duplicated$/);

@@ -148,7 +148,7 @@ describe('a stalled upload is aborted cleanly', function () {
   it('core: from a file path, a stream and a generated stream, through sendMessage on a Transport with a 1.5 s timeout', async function () {
     await clean(async (server) => {
       const transport = new Transport({ timeout: 1500 });
-      const ctx = { transport, apiKey: 'stall-key', baseUrl: server.url };
+      const ctx = { transport, apiKey: 'stallkey01', baseUrl: server.url };
       const doc = (extra) => ({ from: FROM, to: TO, body: { type: 'document', document: { caption: 'big' } }, ...extra });
 
       await assert.rejects(sendMessage(ctx, doc({ file })), isTimeout);
@@ -184,7 +184,7 @@ describe('a stalled upload is aborted cleanly', function () {
           method: 'POST',
           params: { method: 'wa', from: FROM, body: JSON.stringify({ type: 'document', to: TO }) },
           files: [{ field: 'file', value: stream, filename: 'report.pdf', knownLength: MB64 }],
-          apiKey: 'stall-key',
+          apiKey: 'stallkey01',
         }),
         isTimeout,
       );

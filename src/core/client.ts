@@ -1,7 +1,7 @@
 // One account: its key, the four base URLs, the shared transport, flow control and retry policy.
 // The config node owns one of these. Every call is validated first (bad input never waits in the
 // queue), then queued, attempted and retried as its kind allows (docs/adr/0002-retry-policy.md).
-import { Codes, InputError, TransportError } from './errors';
+import { Codes, ConfigError, TransportError } from './errors';
 import { Transport, type TransportOptions } from './transport';
 import { FlowControl, type FlowControlOptions } from './flow-control';
 import { withRetry, type RetryOptions } from './retry';
@@ -25,44 +25,84 @@ export interface AccountConfig extends TransportOptions {
   sendRetry?: RetryOptions;
 }
 
+/** Per call: a signal that cancels it, and a hook told once its input passed the checks and it waits for a slot. */
+export interface CallOptions {
+  signal?: AbortSignal;
+  onQueued?: () => void;
+}
+
 type UrlName = 'messagingUrl' | 'vmnUrl' | 'obdUrl' | 'voiceUrl';
+const URL_NAMES: readonly UrlName[] = ['messagingUrl', 'vmnUrl', 'obdUrl', 'voiceUrl'];
+
+/**
+ * The account's settings, checked before anything is sent: a ConfigError names the first unusable one.
+ * Spec 2.1 and 4.4: the key is alphanumeric; fewer than 8 characters is no real key (and could turn up
+ * inside an answer by chance). A base URL left empty only disables its interface.
+ */
+export function checkAccount(config: Pick<AccountConfig, 'apiKey' | UrlName>): void {
+  if (!config.apiKey) throw new ConfigError('apiKey', 'is missing: enter the api key of the account (or tick simulator)');
+  if (!/^[A-Za-z0-9]{8,256}$/.test(config.apiKey)) {
+    throw new ConfigError('apiKey', `must be the account's key: letters and digits only, at least 8 (this one has ${config.apiKey.length} characters${/[^A-Za-z0-9]/.test(config.apiKey) ? ', not all letters or digits' : ''})`);
+  }
+  for (const name of URL_NAMES) {
+    const value = config[name];
+    if (!value) continue;
+    let url: URL | undefined;
+    try {
+      url = new URL(value);
+    } catch {
+      // reported below
+    }
+    if (url?.protocol !== 'http:' && url?.protocol !== 'https:') throw new ConfigError(name, `must be an http(s) URL, not ${shownUrl(value)}`);
+  }
+}
+
+const shownUrl = (value: string) => JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value);
 
 export class KaleyraClient {
   private readonly transport: Transport;
   readonly flow: FlowControl;
 
+  /** Throws a ConfigError when the settings cannot work (checkAccount). */
   constructor(private readonly config: AccountConfig) {
+    checkAccount(config);
     this.transport = new Transport(config);
     this.flow = new FlowControl(config.flow);
   }
 
-  private async execute<T>(url: UrlName, call: Call<T>, signal?: AbortSignal): Promise<Result<T>> {
+  private async execute<T>(url: UrlName, call: Call<T>, options: CallOptions | AbortSignal = {}): Promise<Result<T>> {
+    const { signal, onQueued } = options instanceof AbortSignal ? { signal: options, onQueued: undefined } : options;
     try {
       const baseUrl = this.config[url];
-      if (!baseUrl) throw new InputError(url, 'is not set in the kaleyra-config node');
+      if (!baseUrl) throw new ConfigError(url, 'is not set in the kaleyra-config node');
       const ctx: CallContext = { transport: this.transport, apiKey: this.config.apiKey, baseUrl, format: this.config.format, signal };
       const policy = call.kind === 'read' ? this.config.readRetry : this.config.sendRetry;
       const retry = call.repeatable === false ? { ...policy, retries: 0 } : policy;
+      onQueued?.();
       return await withRetry(call.kind, () => this.flow.run(() => perform(ctx, call), signal), retry, signal);
     } finally {
       call.dispose?.();
     }
   }
 
-  async sendMessage(input: MessageInput, signal?: AbortSignal) {
-    return this.execute('messagingUrl', await messageCall(input, this.config.format), signal);
+  /** Interface A: sends one message (to one or several recipients). */
+  async sendMessage(input: MessageInput, options?: CallOptions | AbortSignal) {
+    return this.execute('messagingUrl', await messageCall(input, this.config.format), options);
   }
 
-  async readInbox(query: unknown, signal?: AbortSignal) {
-    return this.execute('vmnUrl', inboxCall(query, this.config.format), signal);
+  /** Interface B: reads the VMN inbox. */
+  async readInbox(query: unknown, options?: CallOptions | AbortSignal) {
+    return this.execute('vmnUrl', inboxCall(query, this.config.format), options);
   }
 
-  async callStatus(input: unknown, method?: unknown, signal?: AbortSignal) {
-    return this.execute('obdUrl', callStatusCall(input, method, this.config.format), signal);
+  /** Interface C: the status of outbound calls (`voice.status`, or `voice.groupStatus`). */
+  async callStatus(input: unknown, method?: unknown, options?: CallOptions | AbortSignal) {
+    return this.execute('obdUrl', callStatusCall(input, method, this.config.format), options);
   }
 
-  async startClickToCall(input: unknown, signal?: AbortSignal) {
-    return this.execute('voiceUrl', clickToCallCall(input, this.config.format), signal);
+  /** Interface D: starts a click-to-call bridge call. */
+  async startClickToCall(input: unknown, options?: CallOptions | AbortSignal) {
+    return this.execute('voiceUrl', clickToCallCall(input, this.config.format), options);
   }
 
   /** Fails what is still queued, waits for requests in flight, closes the connections. */

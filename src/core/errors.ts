@@ -11,6 +11,7 @@ export const Codes = {
   BAD_RESPONSE: 'BAD_RESPONSE',
   QUEUE_FULL: 'QUEUE_FULL',
   CLOSED: 'CLOSED',
+  CONFIG: 'CONFIG',
 } as const;
 
 export abstract class KaleyraError extends Error {
@@ -34,6 +35,20 @@ export class InputError extends KaleyraError {
     this.name = 'InputError';
     this.field = field;
     this.code = code;
+  }
+}
+
+/**
+ * The account's own settings are unusable (no key, a key that is not one, a base URL that is not http(s)).
+ * Found when the account starts; every call through it then fails with CONFIG, with no request or retry.
+ */
+export class ConfigError extends KaleyraError {
+  readonly code = Codes.CONFIG;
+  readonly setting: string;
+  constructor(setting: string, message: string) {
+    super(`${setting}: ${message}`);
+    this.name = 'ConfigError';
+    this.setting = setting;
   }
 }
 

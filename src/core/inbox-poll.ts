@@ -1,21 +1,34 @@
 // Inbox polling as a trigger (for a Node-RED that the service cannot reach): each poll reads the inbox
-// page by page and hands on only records not handed on before. To keep reads and memory small, polls
-// after the first ask only for records from a watermark (the newest received_time seen, less a safety
-// window) and remember just the records inside that window. The state is saved through a store, so
-// nothing is emitted twice across restarts when the store is persistent.
+// page by page and hands on each record once. A record is handed on only by the poll that claims its
+// identity in the state store (an atomic claim, kept 7 days): whatever granularity the service applies
+// to `fromdate` (it may ignore the time of day and return the day's earlier records on every poll), and
+// however many Node-RED replicas poll one store, a record reaches the flow once. To keep reads small,
+// polls after the first ask only for records from a cursor: the newest received_time seen, less a window.
+//
+// The store can lose its contents (memory after a restart, a Redis restarted without persistence): the
+// claims are then gone, and the service would hand back records already sent on. The poller notices
+// (the store's epoch changed, or it holds no cursor while this poller remembers one) and re-seeds it from
+// what it still knows: the cursor, a floor below which nothing is handed on again, and the identities of
+// its recent records. A record older than the floor is then never handed on, even one never seen: in
+// doubt the poller skips rather than sends twice (docs/adr/0004-shared-state.md).
 import { createHash } from 'node:crypto';
 import type { InboxRecord } from './inbox';
+import type { StateStore } from './state-store';
 
-export interface PollState {
+/** What a poller keeps of its own (in the node's context), to re-seed a store that lost its contents. */
+export interface PollSnapshot {
   /** Newest received_time seen, `YYYY-MM-DD HH:mm:SS`. */
   watermark?: string;
-  /** Keys of the records seen at or after watermark − window (all seen records when there is no watermark). */
-  seen: string[];
+  /** Identities of the records handed on within the window before the watermark, with their times. */
+  recent: Array<[key: string, time: string]>;
+  /** The store's epoch when this was taken. */
+  epoch?: string;
 }
 
-export interface PollStore {
-  load(): Promise<PollState | undefined>;
-  save(state: PollState): Promise<void>;
+interface Cursor {
+  watermark?: string;
+  /** Records received before this time are not handed on (set when the store was re-seeded). */
+  floor?: string;
 }
 
 export interface PollOptions {
@@ -23,11 +36,14 @@ export interface PollOptions {
   windowSeconds?: number;
   /** Most pages read in one poll. */
   maxPages?: number;
-  /** Most keys remembered: during a poll, and after it when records carry no usable received_time. */
-  maxSeen?: number;
+  /** How long a record's claim is kept, in ms (its identity is remembered this long). */
+  claimTtlMs?: number;
+  /** Most record identities kept in the snapshot. */
+  maxSnapshotKeys?: number;
 }
 
 const TIME = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})$/;
+const CURSOR_TTL_MS = 365 * 24 * 3600 * 1000;
 
 function shift(time: string, seconds: number): string | undefined {
   const m = TIME.exec(time);
@@ -36,30 +52,46 @@ function shift(time: string, seconds: number): string | undefined {
   return d.toISOString().slice(0, 19).replace('T', ' ');
 }
 
+const later = (a: string | undefined, b: string | undefined) => (!a ? b : !b ? a : a > b ? a : b);
+
 /** A short stable identity of a record (the inbox gives records no id). */
 export function recordKey(r: InboxRecord): string {
   return createHash('sha1').update(JSON.stringify([r.recipient, r.sender, r.received_time, r.keyword, r.message])).digest('base64url').slice(0, 22);
 }
 
-/** Deletes the first-inserted entries of a Set or Map beyond `max`. */
-function forgetOldest(entries: Set<string> | Map<string, string>, max: number): void {
-  for (const key of entries.keys()) {
-    if (entries.size <= max) return;
-    entries.delete(key);
-  }
-}
-
 export class InboxPoller {
-  private state?: PollState;
   private readonly opts: Required<PollOptions>;
+  private snapshot?: PollSnapshot;
 
   constructor(
     /** Reads one page; `fromdate` is set when a watermark is known. */
     private readonly read: (page: number, fromdate: string | undefined) => Promise<InboxRecord[]>,
-    private readonly store: PollStore,
+    /** The store, with keys already scoped to this poller. */
+    private readonly store: StateStore,
+    /** Where this poller keeps its snapshot (the node's context: across restarts when that is persistent). */
+    private readonly local: { load(): Promise<PollSnapshot | undefined>; save(s: PollSnapshot): Promise<void> },
     options: PollOptions = {},
   ) {
-    this.opts = { windowSeconds: 60, maxPages: 10_000, maxSeen: 100_000, ...options };
+    this.opts = { windowSeconds: 60, maxPages: 10_000, claimTtlMs: 7 * 24 * 3600 * 1000, maxSnapshotKeys: 10_000, ...options };
+  }
+
+  /** The cursor, re-seeded first when the store lost what this poller remembers. */
+  private async cursor(): Promise<{ cursor: Cursor; epoch: string }> {
+    this.snapshot ??= (await this.local.load()) ?? { recent: [] };
+    const epoch = await this.store.epoch();
+    let cursor = ((await this.store.get('cursor')) as Cursor | undefined) ?? {};
+    const snap = this.snapshot;
+    const lost = (snap.epoch !== undefined && snap.epoch !== epoch) || (!cursor.watermark && !!snap.watermark);
+    if (lost && snap.watermark) {
+      // Alone on the store, this poller knows all it handed on: the window's identities go back, and only
+      // records older than the window are skipped. On a shared store another replica may have handed on
+      // records this one never saw: nothing up to the newest time it knows is handed on again.
+      const floor = this.store.shared ? snap.watermark : shift(snap.watermark, -this.opts.windowSeconds);
+      cursor = { watermark: later(cursor.watermark, snap.watermark), floor: later(cursor.floor, floor) };
+      await this.store.claimAll(snap.recent.map(([k]) => `rec:${k}`), this.opts.claimTtlMs);
+      await this.store.put('cursor', cursor, CURSOR_TTL_MS);
+    }
+    return { cursor, epoch };
   }
 
   /**
@@ -67,47 +99,43 @@ export class InboxPoller {
    * the pages are read with: a shorter page is the last. Returns how many records were new.
    */
   async poll(emit: (records: InboxRecord[]) => void, pageSize: number): Promise<number> {
-    this.state ??= (await this.store.load()) ?? { seen: [] };
-    const { watermark } = this.state;
-    const since = watermark ? shift(watermark, -this.opts.windowSeconds) : undefined;
-    const seen = new Set(this.state.seen);
-    // Every record this poll reads, with its time: the next poll can only read these again.
-    const read = new Map<string, string>();
-    let newest = watermark;
+    const { cursor, epoch } = await this.cursor();
+    const since = cursor.watermark ? shift(cursor.watermark, -this.opts.windowSeconds) : undefined;
+    let newest = cursor.watermark;
+    // Identities handed on by this poll and earlier ones, with their times: the snapshot keeps the window's.
+    const recent = new Map<string, string>(this.snapshot!.recent);
     let fresh = 0;
     for (let page = 1; page <= this.opts.maxPages; page++) {
-      let records: InboxRecord[];
-      try {
-        records = await this.read(page, since);
-      } catch (err) {
-        // Keep what earlier pages already emitted (same watermark), so the next poll does not emit it again.
-        this.state = { watermark, seen: [...seen] };
-        await this.store.save(this.state);
-        throw err;
-      }
+      const records = await this.read(page, since);
+      const keys = records.map(recordKey);
+      const eligible = records.map((r) => !cursor.floor || !TIME.test(r.received_time) || r.received_time > cursor.floor || (!this.store.shared && r.received_time === cursor.floor));
+      const claimed = await this.store.claimAll(
+        keys.filter((_, i) => eligible[i]).map((k) => `rec:${k}`),
+        this.opts.claimTtlMs,
+      );
       const news: InboxRecord[] = [];
-      for (const r of records) {
-        const key = recordKey(r);
-        read.set(key, r.received_time);
-        if (TIME.test(r.received_time) && (!newest || r.received_time > newest)) newest = r.received_time;
-        if (!seen.has(key)) {
-          seen.add(key);
-          news.push(r);
-        }
-      }
+      let c = 0;
+      records.forEach((r, i) => {
+        if (TIME.test(r.received_time)) newest = later(newest, r.received_time);
+        if (!eligible[i] || !claimed[c++]) return;
+        news.push(r);
+        recent.set(keys[i]!, r.received_time);
+      });
       if (news.length) emit(news);
       fresh += news.length;
-      // Memory stays bounded however many records one poll reads: only records inside the window before
-      // the newest time can be read by the next poll (the newest only grows, so the others never will),
-      // and at most maxSeen keys are remembered, the oldest forgotten first.
-      const cutoff = newest ? shift(newest, -this.opts.windowSeconds) : undefined;
-      if (cutoff) for (const [key, time] of read) if (TIME.test(time) && time < cutoff) read.delete(key);
-      forgetOldest(read, this.opts.maxSeen);
-      forgetOldest(seen, this.opts.maxSeen);
+      // The cursor after every page: a poll cut short still moves on from what it handed on.
+      await this.store.put('cursor', { ...cursor, watermark: newest }, CURSOR_TTL_MS);
       if (records.length < pageSize) break;
     }
-    this.state = { watermark: newest, seen: [...read.keys()] };
-    await this.store.save(this.state);
+    await this.keep(recent, newest, epoch);
     return fresh;
+  }
+
+  /** The snapshot: the watermark and the identities handed on inside the window before it, bounded. */
+  private async keep(recent: Map<string, string>, watermark: string | undefined, epoch: string): Promise<void> {
+    const cutoff = watermark ? shift(watermark, -this.opts.windowSeconds) : undefined;
+    const kept = [...recent].filter(([, time]) => !cutoff || !TIME.test(time) || time >= cutoff);
+    this.snapshot = { watermark, recent: kept.slice(-this.opts.maxSnapshotKeys), epoch };
+    await this.local.save(this.snapshot);
   }
 }

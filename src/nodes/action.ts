@@ -1,28 +1,24 @@
 // What the four action nodes share: TypedInput settings ("the node setting wins, the message fills what
-// is empty"), the status while requesting and after, and the single place where a message ends:
-// either send(msg) + done() or done(err) with err.code, exactly once, whatever fails.
+// is empty"), registration with their account (whose status they show), the status while requesting
+// and after, and the single place where a message ends: either send(msg) + done() or done(err) with
+// err.code, exactly once, whatever fails.
 import { setMaxListeners } from 'node:events';
-import type { KaleyraClient } from '../core/client';
+import type { CallOptions, KaleyraClient } from '../core/client';
 import type { Result } from '../core/context';
 import { Codes, InputError, KaleyraError, TransportError } from '../core/errors';
 import { escapeControl } from '../core/redact';
-import type { Node, NodeMessage, RED } from './red';
-
-/** What the config node offers its users. */
-export interface AccountNode {
-  /** The account's client; rejects with an InputError saying what is missing (e.g. the key). */
-  getClient(): Promise<KaleyraClient>;
-  /** The public base URL the service calls back on; throws an InputError when there is none. */
-  publicBase(): string;
-}
+import { accountOf, CLOSE_GRACE_MS, type AccountApi, type AccountStatus } from './account';
+import type { Node, NodeMessage, NodeStatus, RED } from './red';
 
 export interface RunContext {
   client: KaleyraClient;
-  account: AccountNode;
+  account: AccountApi;
+  node: Node;
   /** Evaluated settings; undefined where the node left them empty. */
   settings: Record<string, unknown>;
   msg: NodeMessage;
-  signal: AbortSignal;
+  /** Pass to the client: cancels with the node, and moves the status to "requesting" once the input passed its checks. */
+  call: CallOptions;
   config: Record<string, unknown>;
 }
 
@@ -39,21 +35,19 @@ export interface ActionSpec<T> {
 
 export interface SetupApi {
   node: Node;
-  account: AccountNode | null;
+  account: AccountApi | null;
   config: Record<string, unknown>;
   /** The node's settings evaluated against a message (an empty one for a timer). */
   evaluate(msg: NodeMessage): Promise<Record<string, unknown>>;
 }
 
-/** Longest wait on close for requests in flight before they are cancelled. */
-const CLOSE_GRACE_MS = 5_000;
 const STATUS_INTERVAL_MS = 250;
 
 export function registerAction<T>(RED: RED, type: string, spec: ActionSpec<T>): void {
   function ActionNode(this: Node, config: Record<string, unknown>) {
     RED.nodes.createNode(this, config);
     const node = this;
-    const account = RED.nodes.getNode(String(config.account ?? '')) as AccountNode | null;
+    const account = accountOf(RED, config.account);
     // Settings left empty as a plain string are not evaluated at all: the message fills them.
     const set = spec.settings
       .map((name) => ({ name, value: String(config[name] ?? ''), type: String(config[`${name}Type`] || 'str') }))
@@ -62,16 +56,28 @@ export function registerAction<T>(RED: RED, type: string, spec: ActionSpec<T>): 
     // an AbortController per msg costs microseconds each. Its listeners are the node's requests.
     const stopping = new AbortController();
     setMaxListeners(0, stopping.signal);
-    let inFlight = 0;
+    /** Messages that passed their checks and wait for, or are in, a request. */
+    let requesting = 0;
+    /** Messages not ended yet, whatever their stage. */
+    let pending = 0;
     let closing = false;
     let onIdle: (() => void) | undefined;
     /** Outcomes of the messages that ended while the node was stopping, by code ('sent' for outputs). */
     const endedWhileClosing = new Map<string, number>();
-    let lastStatus: Parameters<Node['status']>[0] = {};
+    let lastStatus: NodeStatus = {};
+    let accountStatus: AccountStatus | undefined;
     let client: KaleyraClient | undefined;
     let statusTimer: NodeJS.Timeout | undefined;
     let statusAt = 0;
 
+    const statusNow = (): NodeStatus => {
+      const a = accountStatus;
+      if (a?.problem) return { fill: 'red', shape: 'ring', text: a.problem };
+      if (requesting === 0) return lastStatus;
+      if (a?.rateLimited) return { fill: 'yellow', shape: 'dot', text: `rate limited, ${a.queued} queued (requesting ${requesting})` };
+      const queued = a && a.queued > 0 ? `, ${a.queued} queued for the account` : '';
+      return { fill: 'blue', shape: 'dot', text: `requesting (${requesting})${queued}` };
+    };
     // At most a few status updates a second: under load every message would otherwise send one to the editor.
     const showStatus = () => {
       if (statusTimer) return;
@@ -84,15 +90,31 @@ export function registerAction<T>(RED: RED, type: string, spec: ActionSpec<T>): 
         return;
       }
       statusAt = Date.now();
-      const queued = client?.flow.queued ?? 0;
-      const busy = `requesting (${inFlight})${queued > 0 ? `, ${queued} queued for the account` : ''}`;
-      node.status(inFlight > 0 ? { fill: 'blue', shape: 'dot', text: busy } : lastStatus);
+      node.status(statusNow());
     };
 
+    account?.register({
+      node,
+      reportTo: config.reportTo ? String(config.reportTo) : undefined,
+      onStatus: (s) => {
+        const shown = requesting > 0 || s.problem !== accountStatus?.problem;
+        accountStatus = s;
+        if (shown) showStatus();
+      },
+    });
+
     node.on('input', (msg, send, done) => {
-      inFlight++;
-      showStatus();
-      handle(msg, stopping.signal)
+      pending++;
+      let queued = false;
+      const call: CallOptions = {
+        signal: stopping.signal,
+        onQueued: () => {
+          queued = true;
+          requesting++;
+          showStatus();
+        },
+      };
+      handle(msg, call)
         .then((result) => {
           msg.payload = result.payload;
           msg.kaleyra = result.envelope;
@@ -102,27 +124,28 @@ export function registerAction<T>(RED: RED, type: string, spec: ActionSpec<T>): 
         })
         .catch((thrown: unknown) => {
           const err = coded(thrown);
-          lastStatus = { fill: 'red', shape: 'ring', text: err.code };
+          lastStatus = { fill: 'red', shape: 'ring', text: statusText(err) };
           return err;
         })
         .then((err) => {
-          inFlight--;
+          pending--;
+          if (queued) requesting--;
           showStatus();
           if (closing) {
-            const outcome = err ? ((err as { code?: string }).code ?? 'error') : 'sent';
+            const outcome = err ? err.code : 'sent';
             endedWhileClosing.set(outcome, (endedWhileClosing.get(outcome) ?? 0) + 1);
           }
           done(err);
-          if (inFlight === 0) onIdle?.();
+          if (pending === 0) onIdle?.();
         });
     });
 
-    async function handle(msg: NodeMessage, signal: AbortSignal): Promise<Result<T>> {
+    async function handle(msg: NodeMessage, call: CallOptions): Promise<Result<T>> {
       if (closing) throw new TransportError(Codes.CLOSED, 'the node is closing; the message was not sent', { notSent: true });
       if (!account) throw new InputError('account', 'no kaleyra-config node is selected');
       // Once the account's client is known, and when nothing is to be evaluated, a msg waits no turn.
-      client ??= await account.getClient();
-      return spec.run({ client, account, settings: set.length > 0 ? await evaluateAll(msg) : {}, msg, signal, config });
+      client ??= await account.client();
+      return spec.run({ client, account, node, settings: set.length > 0 ? await evaluateAll(msg) : {}, msg, call, config });
     }
 
     async function evaluateAll(msg: NodeMessage): Promise<Record<string, unknown>> {
@@ -131,7 +154,8 @@ export function registerAction<T>(RED: RED, type: string, spec: ActionSpec<T>): 
       return settings;
     }
 
-    // Requests in flight may finish within the grace time; the rest are cancelled and fail with CLOSED.
+    // The account closes after its nodes (ADR 0003): this node takes no new message, lets its messages,
+    // in flight and queued, finish within the grace time, cancels the rest (CLOSED), then deregisters.
     node.on('close', (_removed, done) => {
       closing = true;
       const finish = () => {
@@ -143,16 +167,23 @@ export function registerAction<T>(RED: RED, type: string, spec: ActionSpec<T>): 
           const counts = [...endedWhileClosing].map(([outcome, n]) => `${n} ${outcome}`).join(', ');
           node.warn(`stopped with messages still in flight or queued; they ended as: ${counts} (a stopping flow does not pass them on)`);
         }
+        account?.deregister(node);
         done();
       };
       const timer = setTimeout(() => stopping.abort(), CLOSE_GRACE_MS);
-      if (inFlight === 0) finish();
+      if (pending === 0) finish();
       else onIdle = finish;
     });
 
     spec.setup?.({ node, account, config, evaluate: evaluateAll });
   }
   RED.nodes.registerType(type, ActionNode);
+}
+
+/** The short status of a failure, as core http request shows one: the code, and for a network failure its reason. */
+function statusText(err: KaleyraError): string {
+  const reason = (err as { reason?: string }).reason;
+  return reason ? `${err.code}: ${reason}` : err.code;
 }
 
 function evaluate(RED: RED, node: Node, s: { name: string; value: string; type: string }, msg: NodeMessage): Promise<unknown> {

@@ -1,16 +1,15 @@
 // kaleyra-click2call: starts a click-to-call bridge call (interface D); parameters from the node, else
 // from the same keys of msg.payload.
 import { orMsg, payloadObject, registerAction } from './action';
-import { openReport } from './report';
 import type { RED } from './red';
 
 export = function register(RED: RED) {
   registerAction(RED, 'kaleyra-click2call', {
     settings: ['caller', 'receiver', 'callerId', 'retry', 'delay', 'custom', 'meta', 'callback'],
-    async run({ client, account, settings: s, msg, signal, config }) {
+    async run({ client, account, node, settings: s, msg, call, config }) {
       const p = payloadObject(msg);
       const custom = orMsg(s.custom, p.custom);
-      const report = await openReport(RED, config.reportTo, account, 'call', msg.ref, custom);
+      const report = config.reportTo ? await account.report(node, String(config.reportTo), 'call', msg.ref, custom) : undefined;
       // The node's caller id wins; the payload's goes on under its own spelling, so that the core names
       // it in an error and refuses caller_id and callerId that differ.
       const callerIds = s.callerId === undefined ? { caller_id: p.caller_id, callerId: p.callerId } : { caller_id: s.callerId };
@@ -24,15 +23,17 @@ export = function register(RED: RED) {
         meta: orMsg(s.meta, p.meta),
         callback: report?.url ?? orMsg(s.callback, p.callback),
       };
+      let result;
       try {
-        const result = await client.startClickToCall(input, signal);
-        await report?.sent({ call: result.payload.id });
-        return result;
+        result = await client.startClickToCall(input, call);
       } catch (err) {
         await report?.failed();
         throw err;
       }
+      // Outside the try: the call is placed, whatever the record's fate (ADR 0003).
+      await report?.sent({ call: result.payload.id });
+      return result;
     },
-    summary: (call) => `call ${call.id}`,
+    summary: (placed) => `call ${placed.id}`,
   });
 };

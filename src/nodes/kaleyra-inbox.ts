@@ -1,21 +1,24 @@
 // kaleyra-inbox: reads the VMN inbox (interface B); filters from the node, else from msg.payload.
-// With a poll interval it also reads the inbox by itself and sends each record not sent before.
-import { InboxPoller, type PollState } from '../core/inbox-poll';
-import { nodeStore, type NodeContext } from './context-store';
+// With a poll interval it also reads the inbox by itself and sends each record once: the account's state
+// store remembers what was sent (shared by every replica with a shared store, where one replica at a time
+// holds the lease to poll), and the node's context keeps a snapshot to re-seed a store that lost it.
+import { randomBytes } from 'node:crypto';
+import { InboxPoller, type PollSnapshot } from '../core/inbox-poll';
 import { orMsg, payloadObject, registerAction, type SetupApi } from './action';
-import type { Node, RED } from './red';
+import type { RED } from './red';
 
 const INBOX_FILTERS = ['number', 'keyword', 'mobile', 'fromdate', 'todate', 'limit', 'page'] as const;
 const SERVICE_PAGE_SIZE = 50; // spec 8: the inbox's default page size
+const PROCESS = randomBytes(8).toString('hex');
 
 export = function register(RED: RED) {
   registerAction(RED, 'kaleyra-inbox', {
     settings: INBOX_FILTERS,
-    run: ({ client, settings: s, msg, signal }) => {
+    run: ({ client, settings: s, msg, call }) => {
       const given = payloadObject(msg);
       const query: Record<string, unknown> = {};
       for (const name of INBOX_FILTERS) query[name] = orMsg(s[name], given[name]);
-      return client.readInbox(query, signal);
+      return client.readInbox(query, call);
     },
     summary: (records) => `${records.length} record${records.length === 1 ? '' : 's'}`,
     setup: startPolling,
@@ -25,22 +28,38 @@ export = function register(RED: RED) {
 function startPolling({ node, account, config, evaluate }: SetupApi): void {
   const seconds = Number(config.pollInterval);
   if (!account || !Number.isFinite(seconds) || seconds <= 0) return;
-  const store = nodeStore(node as Node & { context(): NodeContext });
+  const interval = Math.max(1, seconds) * 1000;
+  // A replica that stops holding the lease is replaced within max(2 intervals, 5 s): the lease lasts a
+  // second less than that, and the others try for it every second.
+  const leaseMs = Math.max(2 * interval, 5_000) - 1_000;
+  // The same owner for this node after a redeploy in this process: it takes its lease back at once.
+  const owner = `${PROCESS}:${node.id}`;
+  const store = account.pollState(node.id);
+  const context = node.context();
   const abort = new AbortController();
   let filters: Record<string, unknown> = {};
   const poller = new InboxPoller(
-    async (page, since) => {
-      const client = await account.getClient();
-      const query = { ...filters, page, fromdate: filters.fromdate ?? since };
-      return (await client.readInbox(query, abort.signal)).payload;
+    async (page, since) => (await (await account.client()).readInbox({ ...filters, page, fromdate: filters.fromdate ?? since }, abort.signal)).payload,
+    store,
+    {
+      load: () => new Promise((resolve, reject) => context.get('poll', (err, v) => (err ? reject(err) : resolve(v as PollSnapshot | undefined)))),
+      save: (snapshot) => new Promise((resolve, reject) => context.set('poll', snapshot, (err) => (err ? reject(err) : resolve()))),
     },
-    { load: () => store.get('poll') as Promise<PollState | undefined>, save: (state) => store.set('poll', state) },
   );
 
   let running: Promise<void> | undefined;
+  let nextPoll = 0;
+  let standby = false;
   const tick = () => {
-    if (running) return; // the previous poll is still reading
+    if (running || Date.now() < nextPoll) return; // the previous poll is still reading, or not due
     running = (async () => {
+      if (!(await store.lease('lease', owner, leaseMs))) {
+        if (!standby) node.status({ fill: 'grey', shape: 'ring', text: 'standby: another Node-RED polls' });
+        standby = true;
+        return;
+      }
+      standby = false;
+      nextPoll = Date.now() + interval;
       filters = await evaluate({});
       const emit = (records: object[]) => records.forEach((payload) => node.send({ payload, topic: 'kaleyra/inbox' }));
       const count = await poller.poll(emit, Number(filters.limit) || SERVICE_PAGE_SIZE);
@@ -48,12 +67,12 @@ function startPolling({ node, account, config, evaluate }: SetupApi): void {
     })()
       .catch((err: Error & { code?: string }) => {
         if (abort.signal.aborted) return;
-        node.status({ fill: 'red', shape: 'ring', text: err.code ?? 'error' });
+        node.status({ fill: 'red', shape: 'ring', text: err.code ?? 'state store unavailable: polling paused' });
         node.error(err, { payload: undefined, topic: 'kaleyra/inbox' });
       })
       .finally(() => (running = undefined));
   };
-  const timer = setInterval(tick, Math.max(1, seconds) * 1000);
+  const timer = setInterval(tick, Math.min(interval, 1_000));
   setImmediate(tick);
   node.on('close', (_removed, done) => {
     clearInterval(timer);

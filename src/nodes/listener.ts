@@ -21,12 +21,8 @@ export interface HttpApp {
   router?: { stack: Array<{ route?: { stack: Array<{ handle: unknown }> } }> };
 }
 
-export interface ListenerNode extends Node {
-  /** The route's path below httpNodeRoot, e.g. /kaleyra/callback. */
-  path: string;
-  /** Path and query of a callback URL below the public base URL (httpNodeRoot included). */
-  localUrl(extra?: Record<string, string>): string;
-}
+/** Where a listener is reached: path and query of its URL below the public base (httpNodeRoot included). */
+export type Endpoint = (extra?: Record<string, string>) => string;
 
 /** This Node-RED's own address on loopback (what the in-process simulator calls back on). */
 export function localBase(RED: RED): string {
@@ -107,53 +103,73 @@ export async function readParams(req: Req, query = queryOf(req)): Promise<Params
   return params;
 }
 
+/** Takes the routes whose last handler is one of `handlers` off an express app. */
+export function removeRoutes(app: HttpApp, handlers: readonly unknown[]): void {
+  const router = app._router ?? app.router;
+  if (!router) return;
+  for (let i = router.stack.length - 1; i >= 0; i--) {
+    if (router.stack[i]!.route?.stack.some((layer) => handlers.includes(layer.handle))) router.stack.splice(i, 1);
+  }
+}
+
 /**
- * Installs the listener's routes. `accept` parses the parameters at once (throwing a KaleyraError for
- * a bad request, answered 400 with a warning) and returns a promise of the msg to emit, which may still
- * be correlating when the request is answered.
+ * Installs the listener's routes and returns its endpoint. `accept` parses the parameters at once
+ * (throwing a KaleyraError for a bad request, answered 400 with a warning) and returns a promise of the
+ * msg to emit, which may still be correlating when the request is answered.
+ *
+ * Fail closed: without a token every request is refused (403) and the status says so, unless the user
+ * ticked `acceptWithoutToken` (they protect the path themselves). A token is a credential, so a flow
+ * imported from elsewhere arrives without one.
  */
-export function listen(RED: RED, node: ListenerNode, config: Record<string, unknown>, accept: (params: Params) => Promise<object | undefined>): void {
-  const app = (RED as unknown as { httpNode?: HttpApp }).httpNode;
-  node.path = routePath(config.path);
+export function listen(RED: RED, node: Node, config: Record<string, unknown>, accept: (params: Params) => Promise<object | undefined>): Endpoint {
+  const app = RED.httpNode as HttpApp | undefined;
+  const path = routePath(config.path);
   const root = String(RED.settings.httpNodeRoot ?? '/').replace(/\/+$/, '');
   const token = node.credentials?.token ?? '';
+  const open = !token && config.acceptWithoutToken === true;
   const tokenDigest = digest(token); // once, not for every request
 
-  node.localUrl = (extra = {}) => {
+  const endpoint: Endpoint = (extra = {}) => {
     const query = new URLSearchParams(token ? { token, ...extra } : extra).toString();
-    return `${root}${node.path}${query ? `?${query}` : ''}`;
+    return `${root}${path}${query ? `?${query}` : ''}`;
   };
 
   if (!app || RED.settings.httpNodeRoot === false) {
     node.warn('Node-RED serves no HTTP nodes (httpNodeRoot is false): this listener cannot receive anything');
-    return;
+    node.status({ fill: 'red', shape: 'ring', text: 'no HTTP nodes (httpNodeRoot)' });
+    return endpoint;
   }
-  if (!token) node.warn('no token is set: any request to this path is accepted');
+  if (!token && !open) {
+    node.warn('no token: every request is refused (403); open the node (a token is generated) and deploy, or tick "accept requests without a token"');
+    node.status({ fill: 'red', shape: 'ring', text: 'no token: open the node and deploy' });
+  } else if (open) {
+    node.warn('accepting requests without a token, as set: protect this path yourself');
+  }
 
   const handler: Handler = (req, res) => {
     void (async () => {
       // The token must be in the query (a body field named token does not count), and is checked before
       // any body is read, so a stranger's request is neither parsed nor able to make the node warn.
       const query = queryOf(req); // parsed once, for the token and the parameters
-      if (token && !sameToken(query.get('token') ?? '', tokenDigest)) return refuse(req, res, 403, 'Forbidden');
+      if (!open && (!token || !sameToken(query.get('token') ?? '', tokenDigest))) return refuse(req, res, 403, 'Forbidden');
       const params = await readParams(req, query);
       if (params === 'too-large') return refuse(req, res, 413, 'Payload Too Large');
       if (params === 'malformed') {
-        node.warn(`malformed request to ${node.path}: the body must be a flat JSON object or a form`);
+        node.warn(`malformed request to ${path}: the body must be a flat JSON object or a form`);
         return answer(res, 400, 'Bad Request');
       }
       let emit: Promise<object | undefined>;
       try {
         emit = accept(params);
       } catch (err) {
-        node.warn(`bad request to ${node.path}: ${(err as Error).message}`);
+        node.warn(`bad request to ${path}: ${(err as Error).message}`);
         return answer(res, 400, 'Bad Request');
       }
       answer(res, 200, 'OK');
       emit.then(
         (msg) => msg && node.send(msg as NodeMessage),
         (err: Error) => {
-          if (err instanceof KaleyraError) node.warn(`bad request to ${node.path}: ${err.message}`);
+          if (err instanceof KaleyraError) node.warn(`bad request to ${path}: ${err.message}`);
           else node.error(err);
         },
       );
@@ -172,16 +188,12 @@ export function listen(RED: RED, node: ListenerNode, config: Record<string, unkn
       next();
     });
   }
-  app.get(node.path, ...chain, handler);
-  app.post(node.path, ...chain, handler);
+  app.get(path, ...chain, handler);
+  app.post(path, ...chain, handler);
 
   node.on('close', (_removed, done) => {
-    const router = app._router ?? app.router;
-    if (router) {
-      for (let i = router.stack.length - 1; i >= 0; i--) {
-        if (router.stack[i]!.route?.stack.some((layer) => layer.handle === handler)) router.stack.splice(i, 1);
-      }
-    }
+    removeRoutes(app, [handler]);
     done();
   });
+  return endpoint;
 }

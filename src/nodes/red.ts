@@ -25,6 +25,7 @@ export interface Node {
   warn(message: unknown): void;
   log(message: unknown): void;
   send(msg: NodeMessage | NodeMessage[]): void;
+  context(): { get(key: string, cb: (err: Error | null, value: unknown) => void): void; set(key: string, value: unknown, cb: (err: Error | null) => void): void };
 }
 
 export type PropertyType = 'msg' | 'flow' | 'global' | 'env' | 'str' | 'num' | 'json' | 'jsonata' | 'bool' | 'date';
@@ -39,6 +40,10 @@ export interface RED {
     evaluateNodeProperty(value: string, type: string, node: Node, msg: NodeMessage, callback: (err: Error | null, result: unknown) => void): void;
   };
   settings: Record<string, unknown>;
+  /** Node-RED's HTTP apps (express): httpNode serves flows, httpAdmin the editor and admin API. */
+  httpNode?: unknown;
+  httpAdmin?: unknown;
+  auth: { needsPermission(permission: string): (req: unknown, res: unknown, next: () => void) => void };
   log: { debug(m: unknown): void; info(m: unknown): void; warn(m: unknown): void; error(m: unknown): void };
   _(key: string, subs?: Record<string, unknown>): string;
 }

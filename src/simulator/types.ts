@@ -1,7 +1,7 @@
 /** Public types of the service simulator (interfaces A–D of spec/service-api.md). */
 
 /** The key a simulator built without `keys` accepts (here, not in server.ts, so it loads without the simulator). */
-export const DEMO_KEY = 'sim-key';
+export const DEMO_KEY = 'simulatorkey';
 
 export type Endpoint = 'messaging' | 'vmn' | 'obd' | 'voice';
 export type KeyState = 'active' | 'suspended' | 'nocredit';
@@ -11,7 +11,7 @@ export interface SimulatorOptions {
   host?: string;
   /** Port; default 0 (a free port chosen by the OS). */
   port?: number;
-  /** Known api keys and their account state; default { 'sim-key': 'active' }. */
+  /** Known api keys and their account state; default { 'simulatorkey': 'active' }. */
   keys?: Record<string, KeyState>;
   /** Any non-empty key is an active account (the config node's simulator mode); default false. */
   acceptAnyKey?: boolean;

@@ -22,7 +22,7 @@ const NODE_MODULES = {
  * Loads config node `cfg` + the node under test `n1` wired to helper `out`, and a Catch node wired
  * to helper `caught`. Returns a harness with `run(msg)` resolving to { output } or { error }.
  */
-async function loadNode(type, props, { config = {}, apiKey = 'TEST-KEY-0123456789abcdef', extra = [] } = {}) {
+async function loadNode(type, props, { config = {}, apiKey = 'TESTKEY0123456789abcdef', extra = [] } = {}) {
   const flow = [
     { id: 'cfg', type: 'kaleyra-config', name: 'acct', timeout: 5, ...config },
     { id: 'n1', type, z: 'f1', name: 'under test', account: 'cfg', ...props, wires: [['out']] },

@@ -24,12 +24,14 @@ class HttpNode {
   }
 
   /**
-   * Serves RED.httpNode on 127.0.0.1, mounted at `root` (the httpNodeRoot, as Node-RED itself mounts it).
-   * Requests outside the root, or with no flow loaded, get 404.
+   * Serves RED.httpNode on 127.0.0.1, mounted at `root` (the httpNodeRoot, as Node-RED itself mounts it),
+   * and RED.httpAdmin at /. Requests to neither, or with no flow loaded, get 404.
    */
   async start(root = '/') {
     const outer = express();
     outer.use(root, (req, res, next) => (this.RED ? this.RED.httpNode(req, res, next) : next()));
+    // The admin API at /, as Node-RED serves both on one port (the simulator's control routes live there).
+    outer.use((req, res, next) => (this.RED?.httpAdmin ? this.RED.httpAdmin(req, res, next) : next()));
     this.server = http.createServer(outer);
     this.server.on('connection', (s) => {
       this.sockets.add(s);
@@ -65,6 +67,12 @@ function warnings(helper, id) {
     .map((e) => String(e.msg));
 }
 
+/** The statuses node `id` showed since the flows were loaded (the helper spies on Node.prototype.status). */
+function statuses(helper, id) {
+  const node = helper.getNode(id);
+  return helper._NodePrototype.status.getCalls().filter((c) => c.thisValue === node).map((c) => c.args[0]);
+}
+
 /** Resolves once `check()` is true; rejects after `ms` with `what` (a safety net, not a timing assertion). */
 async function until(check, what, ms = 8000) {
   const started = Date.now();
@@ -74,4 +82,4 @@ async function until(check, what, ms = 8000) {
   }
 }
 
-module.exports = { HttpNode, warnings, until };
+module.exports = { HttpNode, warnings, statuses, until };

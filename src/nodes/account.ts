@@ -1,0 +1,324 @@
+// The runtime of kaleyra-config: the hub of one account (docs/adr/0003-account-hub.md), as core's mqtt
+// broker node is the hub of a connection. It owns the client (its pools, flow control, retries), the
+// state store (correlation records, inbox poll state), the listeners' endpoints its sends report to, and
+// the shutdown order. Nodes register with it and get its status pushed; they never read each other.
+import { buildCallbackUrl } from '../core/click-to-call';
+import type { CallEvent, DeliveryEvent } from '../core/callbacks';
+import { KaleyraClient, type AccountConfig } from '../core/client';
+import { Correlator, newRef } from '../core/correlation';
+import { ConfigError, InputError } from '../core/errors';
+import { escapeControl } from '../core/redact';
+import { MemoryStore, prefixed, type StateStore } from '../core/state-store';
+import { localBase, type Endpoint } from './listener';
+import type { Node, RED } from './red';
+import { acquireSimulator, addTrigger, releaseSimulator, removeTrigger, SIMULATOR_KEY } from './simulator-mode';
+
+const DEFAULT_URLS = {
+  messagingUrl: 'https://global.kaleyra.com',
+  vmnUrl: '',
+  obdUrl: 'https://obd.kaleyra.com',
+  voiceUrl: 'https://api-voice.kaleyra.com',
+};
+
+/** Longest wait on close for the messages of the account's nodes; the nodes themselves wait 5 s. */
+export const CLOSE_GRACE_MS = 5_000;
+const STATUS_INTERVAL_MS = 250;
+
+/** Bounds of the memory store, per account (README, ADR 0003). */
+export const MEMORY_LIMITS = {
+  /** A send's record and each recipient's delivery state are entries: about 100,000 sends. */
+  correlationEntries: 250_000,
+  /** Records claimed by inbox polling (each kept 7 days). */
+  pollEntries: 100_000,
+};
+
+/** What the account pushes to its nodes. */
+export interface AccountStatus {
+  /** Set when the account cannot be used: the status text to show (every msg fails with CONFIG). */
+  problem?: string;
+  queued: number;
+  inFlight: number;
+  /** Requests wait for the rate limit, not for a free slot. */
+  rateLimited: boolean;
+  /** The state store failed on its last use: correlation of new sends may be lost. */
+  stateDown: boolean;
+}
+
+export interface AccountUser {
+  node: Node;
+  onStatus?(status: AccountStatus): void;
+  /** The callback-in node the user's sends report to. */
+  reportTo?: string;
+  /** A listener bound to this account: which one, and where it is reached. */
+  listener?: { kind: 'callback' | 'vmn'; endpoint: Endpoint };
+}
+
+/** What a send that reports to a callback-in node gets from its account. */
+export interface Report {
+  /** The callback URL to send with the request. */
+  url: string;
+  /** The service accepted: remember its ids (per recipient, or { call: id }). Never rejects: a failure is warned. */
+  sent(ids: Record<string, string>): Promise<void>;
+  /** The request failed: its ref matches nothing any more. */
+  failed(): Promise<void>;
+}
+
+/** The account as its nodes see it: the methods of a deployed kaleyra-config node. */
+export interface AccountApi {
+  register(user: AccountUser): void;
+  deregister(node: Node): void;
+  /** The client; rejects with the ConfigError of an unusable account. */
+  client(): Promise<KaleyraClient>;
+  report(node: Node, callbackId: string, kind: 'message' | 'call', userRef: unknown, custom?: unknown): Promise<Report>;
+  /** The state store of one inbox poller (keys scoped to it). */
+  pollState(nodeId: string): StateStore;
+}
+
+// Listeners by node id, with the account they are bound to, if any; and callback-in nodes without an
+// account of their own, adopted by the account of the sends that report to them (flows made before
+// callback-in had an account keep working).
+const listeners = new Map<string, { endpoint: Endpoint; account?: Account }>();
+const adopted = new Map<string, Account>();
+// Memory stores by account id: they outlive a redeploy (ADR 0001), not the account's removal.
+const memory = new Map<string, { correlation: MemoryStore; poll: MemoryStore }>();
+
+function number(value: unknown, fallback: number, min: number, max: number): number {
+  const n = Number(value);
+  return value === '' || value === undefined || value === null || !Number.isFinite(n) ? fallback : Math.min(max, Math.max(min, n));
+}
+
+export class Account implements AccountApi {
+  private readonly users = new Map<string, AccountUser>();
+  private readonly ready: Promise<KaleyraClient>;
+  private resolved?: KaleyraClient;
+  private readonly problem?: ConfigError;
+  private readonly simulator: boolean;
+  private readonly publicUrl: string;
+  private readonly stores: { correlation: StateStore; poll: StateStore };
+  private correlator?: Correlator;
+  private stateDown = false;
+  private onEmpty?: () => void;
+  private statusTimer?: NodeJS.Timeout;
+  private statusAt = 0;
+  private readonly triggers = new Map<string, string>();
+
+  constructor(
+    private readonly RED: RED,
+    private readonly node: Node,
+    config: Record<string, unknown>,
+  ) {
+    this.simulator = config.simulator === true || config.simulator === 'true';
+    this.publicUrl = String(config.publicUrl ?? '').trim().replace(/\/+$/, '');
+    const concurrency = number(config.concurrency, 8, 1, 256);
+    const retries = number(config.retries, 2, 0, 10);
+    const options = {
+      timeout: number(config.timeout, 30, 1, 600) * 1000,
+      connections: concurrency,
+      flow: { concurrency, rate: number(config.rateLimit, 0, 0, 100_000), queueSize: number(config.queueSize, 1000, 1, 100_000) },
+      readRetry: { retries },
+      sendRetry: { retries },
+    };
+    const url = (name: keyof typeof DEFAULT_URLS) => String(config[name] ?? '').trim() || DEFAULT_URLS[name];
+    let ready: Promise<KaleyraClient>;
+    try {
+      if (this.publicUrl && !/^https?:\/\/[^/]/i.test(this.publicUrl)) throw new ConfigError('publicUrl', 'must be an http(s) URL at which the service reaches this Node-RED');
+      if (this.simulator) {
+        ready = acquireSimulator(RED).then((urls) => new KaleyraClient({ apiKey: SIMULATOR_KEY, ...urls, ...options }));
+      } else {
+        const settings: AccountConfig = { apiKey: node.credentials?.apiKey ?? '', messagingUrl: url('messagingUrl'), vmnUrl: url('vmnUrl'), obdUrl: url('obdUrl'), voiceUrl: url('voiceUrl'), ...options };
+        ready = Promise.resolve(new KaleyraClient(settings));
+      }
+    } catch (err) {
+      this.problem = err instanceof ConfigError ? err : new ConfigError('account', escapeControl((err as Error).message));
+      // One log line, naming the setting (never its value): every msg through the account fails with it.
+      node.error(`account unusable: ${this.problem.message}`);
+      ready = Promise.reject(this.problem);
+    }
+    ready.catch(() => undefined); // reported per message, not as an unhandled rejection
+    this.ready = ready.then((client) => {
+      this.resolved = client;
+      client.flow.onChange(() => this.publish());
+      return client;
+    });
+    this.ready.catch(() => undefined);
+
+    let mem = memory.get(node.id);
+    if (!mem) memory.set(node.id, (mem = { correlation: new MemoryStore({ maxEntries: MEMORY_LIMITS.correlationEntries }), poll: new MemoryStore({ maxEntries: MEMORY_LIMITS.pollEntries }) }));
+    this.stores = mem;
+  }
+
+  /** The methods nodes call, bound, to put on the config node. */
+  api(): AccountApi {
+    return {
+      register: (user) => this.register(user),
+      deregister: (node) => this.deregister(node),
+      client: () => this.client(),
+      report: (node, callbackId, kind, userRef, custom) => this.report(node, callbackId, kind, userRef, custom),
+      pollState: (nodeId) => this.pollState(nodeId),
+    };
+  }
+
+  register(user: AccountUser): void {
+    this.users.set(user.node.id, user);
+    if (user.reportTo && !listeners.get(user.reportTo)?.account) adopted.set(user.reportTo, this);
+    if (user.listener) {
+      listeners.set(user.node.id, { endpoint: user.listener.endpoint, account: this });
+      if (user.listener.kind === 'vmn' && this.simulator) {
+        const trigger = localBase(this.RED) + user.listener.endpoint();
+        this.triggers.set(user.node.id, trigger);
+        addTrigger(trigger);
+      }
+    }
+    user.onStatus?.(this.status());
+  }
+
+  deregister(node: Node): void {
+    const trigger = this.triggers.get(node.id);
+    if (trigger) removeTrigger(trigger);
+    this.triggers.delete(node.id);
+    if (listeners.get(node.id)?.account === this) listeners.delete(node.id);
+    this.users.delete(node.id);
+    if (this.users.size === 0) this.onEmpty?.();
+  }
+
+  client(): Promise<KaleyraClient> {
+    return this.ready;
+  }
+
+  private status(): AccountStatus {
+    const flow = this.resolved?.flow;
+    const queued = flow?.queued ?? 0;
+    const inFlight = flow?.inFlight ?? 0;
+    let problem: string | undefined;
+    if (this.problem) problem = this.problem.setting === 'apiKey' && !this.node.credentials?.apiKey ? 'no api key' : `account unusable: ${this.problem.setting}`;
+    return { problem, queued, inFlight, rateLimited: !!flow && queued > 0 && inFlight < flow.concurrency, stateDown: this.stateDown };
+  }
+
+  /** Pushes the status to every user, at most a few times a second. */
+  private publish(): void {
+    if (this.statusTimer) return;
+    const wait = this.statusAt + STATUS_INTERVAL_MS - Date.now();
+    if (wait > 0) {
+      this.statusTimer = setTimeout(() => {
+        this.statusTimer = undefined;
+        this.publish();
+      }, wait);
+      return;
+    }
+    this.statusAt = Date.now();
+    const status = this.status();
+    for (const user of this.users.values()) user.onStatus?.(status);
+  }
+
+  private publicBase(): string {
+    if (this.publicUrl) return this.publicUrl;
+    // The in-process simulator reaches this Node-RED on loopback.
+    if (this.simulator) return localBase(this.RED);
+    throw new ConfigError('publicUrl', 'is not set in the kaleyra-config node; the service needs it to call back');
+  }
+
+  private correlation(): Correlator {
+    return (this.correlator ??= new Correlator(prefixed(this.stores.correlation, 'corr:')));
+  }
+
+  /** The state store failed (or works again): one warning on the node concerned, and a status push. */
+  private stateUsed(node: Node, err?: unknown, what = ''): void {
+    if (err !== undefined && !this.stateDown) {
+      node.warn(`the state store failed${what} (${escapeControl(err instanceof Error ? err.message : String(err))}): delivery and call events of sends may come without their id and ref until it works again`);
+    } else if (err === undefined && this.stateDown) node.log('the state store works again');
+    const down = err !== undefined;
+    if (down !== this.stateDown) {
+      this.stateDown = down;
+      this.publish();
+    }
+  }
+
+  async report(node: Node, callbackId: string, kind: 'message' | 'call', userRef: unknown, custom?: unknown): Promise<Report> {
+    const listener = listeners.get(callbackId);
+    if (!listener) throw new InputError('reportTo', 'the kaleyra-callback node to report to is not deployed');
+    if (listener.account && listener.account !== this) throw new InputError('reportTo', 'the kaleyra-callback node uses another kaleyra-config account: give both the same account');
+    const ref = newRef();
+    const local = this.publicBase() + listener.endpoint({ kref: ref });
+    // Click-to-call fills {variables} into its callback URL (spec 6.2); messaging appends its parameters.
+    const url = kind === 'call' ? buildCallbackUrl(local) : local;
+    const correlator = this.correlation();
+    // The send goes on even when its record cannot be written: correlation is lost, not the message.
+    const tracked = await correlator.track(ref, kind, userRef, typeof custom === 'string' ? custom : undefined).then(
+      () => true,
+      (err: unknown) => (this.stateUsed(node, err, ' before a send'), false),
+    );
+    return {
+      url,
+      sent: (ids) => (tracked ? correlator.identified(ref, ids).then(() => this.stateUsed(node), (err: unknown) => this.stateUsed(node, err, ' after the service accepted a send')) : Promise.resolve()),
+      failed: () => (tracked ? correlator.forget(ref).catch(() => undefined) : Promise.resolve()),
+    };
+  }
+
+  pollState(nodeId: string): StateStore {
+    return prefixed(this.stores.poll, `${nodeId}:`);
+  }
+
+  /** Correlates a callback-in node's event with the send it belongs to (by the ref in its URL). */
+  async correlate(event: DeliveryEvent | CallEvent, ref: string): Promise<DeliveryEvent | CallEvent> {
+    const correlator = this.correlation();
+    if (event.event === 'delivery') {
+      const c = await correlator.delivery(ref, event.mobile, event.status);
+      if (!c.known) return event;
+      // Added to the event (ours, just parsed), not spread into a copy: V8 adds to a spread copy ~10× slower.
+      return Object.assign(event, { id: c.id, ref: c.userRef, state: c.state, late: c.late });
+    }
+    const c = await correlator.call(ref);
+    if (!c.known) return event;
+    return Object.assign(event, { id: c.id, ref: c.userRef, custom: c.custom });
+  }
+
+  /**
+   * Closes last (ADR 0003): the account's nodes stop taking messages and let theirs finish (5 s), then
+   * deregister; once all have, or the grace time is over, what is still queued fails with CLOSED and the
+   * connections close. A memory store outlives a redeploy, not the account's removal.
+   */
+  async close(removed: boolean): Promise<void> {
+    clearTimeout(this.statusTimer);
+    if (this.users.size > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await new Promise<void>((resolve) => {
+        this.onEmpty = resolve;
+        timer = setTimeout(resolve, CLOSE_GRACE_MS + 2_000);
+      });
+      clearTimeout(timer);
+    }
+    for (const [id, account] of adopted) if (account === this) adopted.delete(id);
+    await this.ready.then((c) => c.close()).catch(() => undefined);
+    if (this.simulator && !this.problem) releaseSimulator();
+    if (removed) memory.delete(this.node.id);
+  }
+}
+
+/**
+ * Makes a listener known until it closes: to its account when it has one (a vmn-in of a simulator-mode
+ * account then receives the simulator's SMS), else only by its id, so that sends reporting to it find it.
+ */
+export function bindListener(node: Node, account: AccountApi | null, kind: 'callback' | 'vmn', endpoint: Endpoint): void {
+  if (account) account.register({ node, listener: { kind, endpoint } });
+  else listeners.set(node.id, { endpoint });
+  node.on('close', (_removed, done) => {
+    if (account) account.deregister(node);
+    else if (!listeners.get(node.id)?.account) listeners.delete(node.id);
+    done();
+  });
+}
+
+/**
+ * Correlates an event received by callback-in node `nodeId` through its own account, or else the
+ * account whose sends report to it. Without either, or without a ref, the event is left as it is.
+ */
+export function correlate(nodeId: string, event: DeliveryEvent | CallEvent, ref: string | undefined): Promise<DeliveryEvent | CallEvent> {
+  const account = listeners.get(nodeId)?.account ?? adopted.get(nodeId);
+  return ref && account ? account.correlate(event, ref) : Promise.resolve(event);
+}
+
+/** The account of a node's `account` setting, when that is a deployed kaleyra-config node. */
+export function accountOf(RED: RED, id: unknown): AccountApi | null {
+  const node = id ? (RED.nodes.getNode(String(id)) as Partial<AccountApi> | null) : null;
+  return node && typeof node.register === 'function' ? (node as AccountApi) : null;
+}
