@@ -1,12 +1,12 @@
 'use strict';
-// npm run bench: the five benchmarks, each in a fresh process of its own (no state, memory or JIT
+// npm run bench: the benchmarks, each in a fresh process of its own (no state, memory or JIT
 // carried from one to the next), one after the other, then one table of their results.
 // Options after `--` go to every benchmark (e.g. npm run bench -- --rounds 3); `--only send,upload`
 // picks some. Needs a build (npx tsc -p .) first, as the tests do.
 const { spawn } = require('node:child_process');
 const path = require('node:path');
 
-const BENCHES = ['send', 'upload', 'callbacks', 'inbox', 'startup'];
+const BENCHES = ['send', 'multipart', 'upload', 'callbacks', 'inbox', 'correlation-memory', 'startup'];
 
 function runOne(name, args) {
   return new Promise((resolve) => {

@@ -26,8 +26,11 @@ const STATUS_INTERVAL_MS = 250;
 
 /** Bounds of the memory store, per account (README, ADR 0003). */
 export const MEMORY_LIMITS = {
-  /** A send's record and each recipient's delivery state are entries: about 100,000 sends. */
-  correlationEntries: 250_000,
+  /**
+   * A send's record and each recipient's delivery state are one entry each: about 50,000 one-recipient
+   * sends, some 54 MB at the bound (bench/correlation-memory.js). More volume: the Redis store.
+   */
+  correlationEntries: 100_000,
   /** Records claimed by inbox polling (each kept 7 days). */
   pollEntries: 100_000,
 };

@@ -73,6 +73,7 @@ export function registerAction<T>(RED: RED, type: string, spec: ActionSpec<T>): 
     const statusNow = (): NodeStatus => {
       const a = accountStatus;
       if (a?.problem) return { fill: 'red', shape: 'ring', text: a.problem };
+      if (requesting === 0 && a?.stateDown) return { fill: 'yellow', shape: 'ring', text: `${lastStatus.text ? `${lastStatus.text}; ` : ''}state store down: events may come uncorrelated` };
       if (requesting === 0) return lastStatus;
       if (a?.rateLimited) return { fill: 'yellow', shape: 'dot', text: `rate limited, ${a.queued} queued (requesting ${requesting})` };
       const queued = a && a.queued > 0 ? `, ${a.queued} queued for the account` : '';
@@ -97,7 +98,7 @@ export function registerAction<T>(RED: RED, type: string, spec: ActionSpec<T>): 
       node,
       reportTo: config.reportTo ? String(config.reportTo) : undefined,
       onStatus: (s) => {
-        const shown = requesting > 0 || s.problem !== accountStatus?.problem;
+        const shown = requesting > 0 || s.problem !== accountStatus?.problem || s.stateDown !== accountStatus?.stateDown;
         accountStatus = s;
         if (shown) showStatus();
       },

@@ -1,0 +1,243 @@
+'use strict';
+// The account hub (kaleyra-config, src/nodes/account.ts; ADR 0003) in the real runtime: nodes register
+// and get its status pushed (rate limited, queued, unusable account); a config fault is found at start
+// (CONFIG: one log line, a red status, every msg fails at once with no request); the queue bound
+// (QUEUE_FULL) and the rate limit through a node; the shutdown order (a redeploy under load fails nothing
+// that could be sent); a correlation record that cannot be written after the service accepted a send
+// still gives an output; and the layout rules the hub stands for.
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const path = require('node:path');
+const { Recorder } = require('./helpers/recorder');
+const { helper, loadNode, logText, NODE_MODULES, catchNode } = require('./helpers/flow');
+const { statuses, until, warnings } = require('./helpers/http-node');
+const { caughtCode, fromNodeRed } = require('./helpers/node-red');
+const { Correlator } = require('../dist/core/correlation');
+
+const TO = '919812345678';
+const FROM = '918000000000';
+const sent = (rec) => {
+  const to = JSON.parse(rec.fields.body).to;
+  return { body: JSON.stringify({ status: 'OK', message: 'sent', data: [{ id: `m-${to}`, mobile: to }] }) };
+};
+
+describe('the account hub', function () {
+  this.timeout(60_000);
+  const server = new Recorder();
+  let url;
+  before(async () => {
+    url = await server.start();
+  });
+  after(() => server.stop());
+  beforeEach(() => {
+    server.requests.length = 0;
+    server.reply = sent;
+  });
+  afterEach(() => helper.unload());
+
+  describe('a config fault is found when the account starts (CONFIG)', () => {
+    const cases = [
+      ['a key that is not letters and digits', { messagingUrl: 'http://127.0.0.1:9' }, 'my-key-with-dashes', 'apiKey', /apiKey: must be the account's key: letters and digits only/],
+      ['a key shorter than 8 characters', { messagingUrl: 'http://127.0.0.1:9' }, 'abc123', 'apiKey', /at least 8/],
+      ['a base URL that is not http(s)', { messagingUrl: 'ftp://files.example.com' }, 'GoodKey12345', 'messagingUrl', /messagingUrl: must be an http\(s\) URL/],
+      ['a public URL that is not http(s)', { messagingUrl: 'http://127.0.0.1:9', publicUrl: 'nodered.example.com' }, 'GoodKey12345', 'publicUrl', /publicUrl: must be an http\(s\) URL/],
+    ];
+    for (const [what, config, apiKey, setting, message] of cases) {
+      it(`${what}: one log line naming ${setting} (never the key), a red status, every msg fails at once with CONFIG and no request`, async () => {
+        const t = await loadNode('kaleyra-whatsapp', { from: FROM, to: TO }, { config: { ...config, retries: 3 }, apiKey });
+        const logged = helper.log().args.map(([e]) => e).filter((e) => e && e.id === 'cfg' && e.level === helper.log().ERROR);
+        assert.equal(logged.length, 1, JSON.stringify(logged));
+        assert.match(String(logged[0].msg), message);
+        assert.ok(!logText().includes(apiKey) || apiKey.length < 8, 'the key is not logged');
+        assert.deepEqual(statuses(helper, 'n1').at(-1), { fill: 'red', shape: 'ring', text: `account unusable: ${setting}` });
+        for (let i = 0; i < 3; i++) {
+          const { output, error } = await t.run({ payload: `hello ${i}` });
+          assert.equal(output, undefined);
+          assert.equal(caughtCode(error), 'CONFIG');
+          assert.match(error.error.message, message);
+        }
+        assert.equal(server.requests.length, 0, 'no request, no retry');
+      });
+    }
+
+    it('a good account logs no error and shows no status until a msg comes', async () => {
+      await loadNode('kaleyra-whatsapp', { from: FROM, to: TO }, { config: { messagingUrl: url }, apiKey: 'GoodKey12345' });
+      assert.equal(helper.log().args.filter(([e]) => e && e.level === helper.log().ERROR).length, 0);
+      assert.deepEqual(statuses(helper, 'n1').filter((s) => s.text), []);
+    });
+  });
+
+  describe('status pushed by the account, flow control through a node', () => {
+    it('the rate limit holds for the account (its nodes together), and they show "rate limited, N queued" meanwhile', async () => {
+      const extra = [
+        { id: 'n2', type: 'kaleyra-whatsapp', z: 'f1', account: 'cfg', from: FROM, to: TO, wires: [['out']] },
+      ];
+      const t = await loadNode('kaleyra-whatsapp', { from: FROM, to: TO }, { config: { messagingUrl: url, rateLimit: 10, concurrency: 8 }, apiKey: 'GoodKey12345', extra });
+      const t0 = Date.now();
+      for (let i = 0; i < 10; i++) (i % 2 ? helper.getNode('n2') : t.node).receive({ payload: `m${i}` });
+      await until(() => t.outputs.length === 10, 'ten outputs', 5000);
+      const times = server.requests.map((r, i) => [i, Date.now() - t0]);
+      assert.equal(times.length, 10);
+      assert.ok(Date.now() - t0 >= 850, `10 starts at 10/s take about 0.9 s (took ${Date.now() - t0} ms)`);
+      for (const id of ['n1', 'n2']) {
+        assert.ok(statuses(helper, id).some((s) => s.fill === 'yellow' && /^rate limited, \d+ queued/.test(s.text)), `${id}: ${JSON.stringify(statuses(helper, id))}`);
+      }
+    });
+
+    it('a full queue fails the msg with QUEUE_FULL at once; the others are sent', async () => {
+      server.reply = (rec) => new Promise((resolve) => setTimeout(() => resolve(sent(rec)), 300));
+      const t = await loadNode('kaleyra-whatsapp', { from: FROM, to: TO }, { config: { messagingUrl: url, concurrency: 1, queueSize: 2 }, apiKey: 'GoodKey12345' });
+      for (let i = 0; i < 5; i++) t.node.receive({ payload: `m${i}` });
+      await until(() => t.outputs.length + t.errors.length === 5, 'five ends', 5000);
+      assert.equal(t.outputs.length, 3, '1 in flight + 2 queued');
+      assert.deepEqual(t.errors.map(caughtCode), ['QUEUE_FULL', 'QUEUE_FULL']);
+      assert.equal(server.requests.length, 3);
+    });
+
+    it('refused input goes straight to the red status with its code: never "requesting"', async () => {
+      const t = await loadNode('kaleyra-whatsapp', { from: FROM }, { config: { messagingUrl: url }, apiKey: 'GoodKey12345' });
+      const { error } = await t.run({ payload: 'hi', to: '12' });
+      assert.equal(caughtCode(error), 'INVALID_INPUT');
+      assert.deepEqual(await t.finalStatus(), { fill: 'red', shape: 'ring', text: 'INVALID_INPUT' });
+      assert.ok(!t.statuses.some((s) => /requesting/.test(s.text ?? '')), JSON.stringify(t.statuses));
+    });
+  });
+
+  describe('shutdown order: the account closes after its nodes', () => {
+    it('a full redeploy with 2,000 sends queued fails none of them: every one is sent, none CLOSED', async () => {
+      server.reply = (rec) => new Promise((resolve) => setTimeout(() => resolve(sent(rec)), 5));
+      const t = await loadNode('kaleyra-whatsapp', { from: FROM, to: TO }, { config: { messagingUrl: url, concurrency: 16, queueSize: 5000 }, apiKey: 'GoodKey12345' });
+      const flows = await helper._redNodes.getFlows();
+      for (let i = 0; i < 2000; i++) t.node.receive({ payload: `m${i}` });
+      await until(() => server.requests.length > 50, 'the first sends');
+      await helper.setFlows(flows.flows, 'full', { cfg: { apiKey: 'GoodKey12345' } });
+      // A stopping flow passes nothing on: the node says how its messages ended, the service counts them.
+      const said = warnings(helper, 'n1').find((w) => /they ended as/.test(w));
+      assert.ok(said, 'the old node said how its messages ended');
+      assert.match(said, /they ended as: \d+ sent \(/, said);
+      assert.equal(Number(/(\d+) sent/.exec(said)[1]) + t.outputs.length, 2000, `${said}; ${t.outputs.length} output before the redeploy`);
+      const bodies = new Set(server.requests.map((r) => JSON.parse(r.fields.body).text.message));
+      assert.equal(bodies.size, 2000, 'the service received every message once');
+      assert.equal(server.requests.length, 2000);
+    });
+  });
+
+  describe('a "Report to" record that cannot be written', () => {
+    const identified = Correlator.prototype.identified;
+    afterEach(() => {
+      Correlator.prototype.identified = identified;
+    });
+
+    it('after the service accepted the send: an output, not a Catch (a retrying flow would send twice); one warning and the status say so', async () => {
+      Correlator.prototype.identified = () => Promise.reject(new Error('state store unreachable'));
+      const extra = [{ id: 'cb', type: 'kaleyra-callback', z: 'f1', account: 'cfg', path: '/hub/cb', wires: [[]] }];
+      const t = await loadNode('kaleyra-whatsapp', { from: FROM, to: TO, reportTo: 'cb' }, { config: { messagingUrl: url, publicUrl: 'https://public.example' }, apiKey: 'GoodKey12345', extra });
+      const first = await t.run({ payload: 'accepted' });
+      assert.equal(first.error, undefined, first.error && first.error.error.message);
+      assert.equal(first.output.payload[0].id, `m-${TO}`);
+      await t.run({ payload: 'accepted again' });
+      const ws = warnings(helper, 'n1').filter((w) => /state store failed/.test(w));
+      assert.equal(ws.length, 1, 'one warning, not one per message');
+      assert.match(ws[0], /may come without their id and ref/);
+      const down = { fill: 'yellow', shape: 'ring', text: 'sent to 1; state store down: events may come uncorrelated' };
+      await until(() => JSON.stringify(t.statuses.at(-1)) === JSON.stringify(down), `the status ${JSON.stringify(down)} (last: ${JSON.stringify(t.statuses.at(-1))})`, 3000);
+      assert.equal(t.outputs.length, 2);
+      assert.equal(t.errors.length, 0);
+    });
+  });
+
+  describe('the layout the hub stands for (DESIGN.md)', () => {
+    const src = path.join(__dirname, '..', 'src');
+    const files = (dir) => fs.readdirSync(path.join(src, dir)).filter((f) => f.endsWith('.ts')).map((f) => [`${dir}/${f}`, fs.readFileSync(path.join(src, dir, f), 'utf8')]);
+    const imports = (text) => [...text.matchAll(/(?:from|require\()\s*'([^']+)'/g)].map((m) => m[1]);
+
+    it('src/core imports nothing from src/nodes or src/simulator', () => {
+      for (const [file, text] of files('core')) {
+        for (const i of imports(text)) assert.ok(!/^\.\.\/(nodes|simulator)/.test(i), `${file} imports ${i}`);
+      }
+    });
+
+    it('exactly one file of src/nodes reaches src/simulator', () => {
+      const reaching = files('nodes').filter(([, text]) => imports(text).some((i) => i.startsWith('../simulator')));
+      assert.deepEqual(reaching.map(([f]) => f), ['nodes/simulator-mode.ts']);
+    });
+
+    it('no node file calls RED.nodes.getNode but to find its own account (accountOf)', () => {
+      const calls = files('nodes').flatMap(([f, text]) => [...text.matchAll(/getNode\((.*)$/gm)].map((m) => `${f}: ${m[1]}`));
+      assert.deepEqual(calls, ['nodes/account.ts: String(id)) as Partial<AccountApi> | null) : null;', 'nodes/red.ts: id: string): unknown;']);
+      const account = fs.readFileSync(path.join(src, 'nodes', 'account.ts'), 'utf8');
+      assert.match(account, /export function accountOf\(RED: RED, id: unknown\): AccountApi \| null \{\n\s+const node = id \? \(RED\.nodes\.getNode\(String\(id\)\)/);
+    });
+  });
+});
+
+describe('the simulator control routes', function () {
+  this.timeout(120_000);
+  const { NodeRedProcess } = require('./helpers/node-red-process');
+  const bcrypt = fromNodeRed('bcryptjs');
+  const service = new Recorder();
+  const PASSWORD = 'admin-password-1';
+  const flows = (simulator) => [
+    { id: 't1', type: 'tab', label: 'sim' },
+    { id: 'acct', type: 'kaleyra-config', name: 'sim account', simulator },
+    { id: 'vmn', type: 'kaleyra-vmn-in', z: 't1', account: 'acct', path: '/sim/vmn', wires: [['fwd']] },
+    // Each SMS the node emits is posted to the test's server, so that "nothing emitted" can be checked.
+    { id: 'fwd', type: 'http request', z: 't1', method: 'POST', ret: 'txt', url: '', paytoqs: 'ignore', wires: [[]] },
+  ];
+  let nr;
+
+  before(async () => {
+    await service.start();
+    service.reply = () => ({ body: 'ok' });
+  });
+  after(async () => {
+    await nr?.stop();
+    nr?.cleanup();
+    await service.stop();
+  });
+
+  const post = (body, headers = {}) => nr.fetch('/kaleyra-simulator/sms', { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+
+  it("with admin auth on: a stranger's POST gets 401 and nothing is emitted; an admin's is delivered to the bound vmn-in through its token", async () => {
+    const f = flows(true);
+    f[3].url = `${service.url}/emitted`;
+    nr = new NodeRedProcess({
+      name: 'admin-auth',
+      flows: f,
+      credentials: { vmn: { token: 'vmntoken123' } },
+      settings: { adminAuth: { type: 'credentials', users: [{ username: 'admin', password: bcrypt.hashSync(PASSWORD, 8), permissions: '*' }] } },
+    });
+    await nr.start();
+    const stranger = await post({ from: '919876543210', message: 'forged' });
+    assert.equal(stranger.status, 401);
+    const otherToken = await post({ from: '919876543210', message: 'forged' }, { authorization: 'Bearer not-a-token' });
+    assert.equal(otherToken.status, 401);
+    await new Promise((r) => setTimeout(r, 500));
+    assert.equal(service.requests.length, 0, 'nothing was emitted');
+
+    const login = await nr.fetch('/auth/token', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ client_id: 'node-red-admin', grant_type: 'password', scope: '*', username: 'admin', password: PASSWORD }) });
+    const { access_token: token } = await login.json();
+    const admin = await post({ from: '919876543210', message: 'real' }, { authorization: `Bearer ${token}` });
+    assert.equal(admin.status, 200);
+    await until(() => service.requests.length === 1, 'the SMS emitted by vmn in', 10_000);
+    assert.equal(JSON.parse(service.last.raw.toString()).message, 'real');
+  });
+
+  it('with no simulator-mode account deployed the routes are gone: 404', async () => {
+    const token = await (
+      await nr.fetch('/auth/token', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ client_id: 'node-red-admin', grant_type: 'password', scope: '*', username: 'admin', password: PASSWORD }) })
+    ).json();
+    const auth = { authorization: `Bearer ${token.access_token}` };
+    const f = flows(false);
+    f[3].url = `${service.url}/emitted`;
+    await nr.deploy(f, auth);
+    await until(() => /Started flows/.test(nr.log.split('Stopping flows').at(-1) ?? ''), 'the new flows', 10_000);
+    // The simulator outlives a redeploy by 2 s, then its routes go with it.
+    let status;
+    for (let i = 0; i < 40 && status !== 404; i++) {
+      await new Promise((r) => setTimeout(r, 250));
+      status = (await post({ from: '919876543210', message: 'late' }, auth)).status;
+    }
+    assert.equal(status, 404);
+  });
+});
