@@ -171,8 +171,15 @@ describe('editor in Chromium', function () {
     await invalidThenFixed('#node-config-input-concurrency', 'many', '4');
     await invalidThenFixed('#node-config-input-rateLimit', '-1', '2.5');
     await invalidThenFixed('#node-config-input-queueSize', '0', '50');
-    await editor.type('#node-config-input-apiKey', KEY);
+    await invalidThenFixed('#node-config-input-apiKey', 'key-with-dashes', KEY); // as the runtime: letters and digits, 8 or more
+    await invalidThenFixed('#node-config-input-apiKey', 'short1', KEY);
     assert.equal(await editor.marked('#node-config-input-apiKey'), false);
+    // Every label of the dialog stays on one line ("WhatsApp URL", "VMN inbox URL" used to wrap).
+    const heights = await editor.page.locator('.kaleyra-config-form .form-row > label:first-child').evaluateAll((labels) =>
+      labels.filter((l) => l.offsetParent).map((l) => [l.textContent.trim(), l.getBoundingClientRect().height, parseFloat(getComputedStyle(l).lineHeight) || 20]),
+    );
+    assert.ok(heights.length >= 10, JSON.stringify(heights));
+    for (const [label, height, line] of heights) assert.ok(height < line * 1.5, `"${label}" wraps (${height}px high, line ${line}px)`);
 
     // The simulator needs neither key nor service URLs: their rows are hidden while it is on.
     await editor.page.locator('#node-config-input-simulator').check();

@@ -319,6 +319,26 @@ describe('core/messaging (interface A) against a recording server', function () 
       assert.equal(theRequest().body.to, TO, 'a bare number is sent as a string');
     });
 
+    it('a number written with spaces, dashes, dots or brackets is one recipient; recipients are separated by commas', async function () {
+      await send({ to: '+91 98123 45678', body: 'hi' });
+      assert.equal(theRequest().body.to, '+919812345678', 'one recipient, its formatting taken out');
+
+      recorder.requests = [];
+      await send({ to: '+91 98123 45678, +91-98123-45679,\n(0091) 98123.45670,', body: 'hi all' });
+      assert.deepEqual(theRequest().body.to, ['+919812345678', '+919812345679', '00919812345670']);
+
+      recorder.requests = [];
+      await sendMessage(ctx, { from: '+91 90000 00001', to: [' 91 98123 45678 '], body: 'x' });
+      assert.equal(theRequest().rec.fields.from, '+919000000001');
+      assert.equal(theRequest().body.to, '919812345678', 'one recipient is sent as a string, as before');
+
+      // A number too short says the rule the editor shows.
+      await assert.rejects(sendMessage(ctx, { from: FROM, to: '+91', body: 'x' }), (err) => {
+        assert.equal(err.message, 'to: must be a phone number with country code: 6 to 15 digits, country code first (a leading + is allowed; spaces, dashes, dots and brackets are ignored), not "+91"');
+        return true;
+      });
+    });
+
     it('from given as a number is sent as a string', async function () {
       await sendMessage(ctx, { from: 919000000001, to: TO, body: 'x' });
       assert.equal(theRequest().rec.fields.from, FROM);

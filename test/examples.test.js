@@ -244,6 +244,11 @@ describe('examples/ in the real runtime', function () {
           assert.equal(n.once, true, `${n.id} fires once at start`);
           assert.ok(Number(n.onceDelay) > 0 && Number(n.onceDelay) <= 5, `${n.id}: a small onceDelay`);
         }
+        if (file === 'demo.json') {
+          // The editor shows only what arrives while it is open: the demo repeats, so a first look finds messages.
+          for (const n of injects) assert.equal(n.repeat, '60', `${n.id} repeats every 60 s`);
+          assert.match(flow.find((n) => n.type === 'comment').name, /then every 60 s/);
+        }
         assert.ok(errorDebugIds(flow).length > 0, 'a catch node wired to a debug node');
         assert.ok(flow.some((n) => n.type === 'debug' && !errorDebugIds(flow).includes(n.id)), 'debug nodes for the results');
       });

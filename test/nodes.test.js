@@ -1,5 +1,5 @@
 'use strict';
-const { caughtCode } = require('./helpers/node-red');
+const { caughtCode, nodeRedVersion } = require('./helpers/node-red');
 // The four action nodes in the real Node-RED runtime against a real HTTP server on 127.0.0.1:
 // outputs, overrides, Catch errors with codes, statuses, and the api key absent everywhere.
 const assert = require('node:assert/strict');
@@ -108,11 +108,34 @@ describe('action nodes in the Node-RED runtime', function () {
       assertNoKey(t);
     });
 
-    it('a network failure reaches Catch with NETWORK', async () => {
-      const t = await loadNode('kaleyra-whatsapp', {}, { config: { ...urls, messagingUrl: 'http://127.0.0.1:1' } });
+    it('a refused connection reaches Catch with NETWORK, said once with the host; the system code on msg.error.cause; status "NETWORK: refused"', async () => {
+      const t = await loadNode('kaleyra-whatsapp', {}, { config: { ...urls, messagingUrl: 'http://127.0.0.1:1', retries: 0 } });
       const { error } = await t.run({ payload: 'hello', to: '919812345678', from: '918000000000' });
       assert.equal(caughtCode(error), 'NETWORK');
+      assert.match(error.error.message, /^TransportError \[NETWORK\]: POST http:\/\/127\.0\.0\.1:1\/api\/v4\/: connection refused by 127\.0\.0\.1:1 \(nothing listens there/);
+      assert.ok(!/ECONNREFUSED/.test(error.error.message), 'said once, in words, not "ECONNREFUSED connect ECONNREFUSED 127.0.0.1:1"');
+      if (Number(nodeRedVersion.split('.')[0]) >= 4) assert.deepEqual(error.error.cause, { code: 'ECONNREFUSED', host: '127.0.0.1:1' });
+      assert.deepEqual(await t.finalStatus(), { fill: 'red', shape: 'ring', text: 'NETWORK: refused' });
       assertNoKey(t);
+    });
+
+    it('a TLS failure (https to a plain HTTP port) says so, with the host; status "NETWORK: TLS"', async () => {
+      const t = await loadNode('kaleyra-whatsapp', {}, { config: { ...urls, messagingUrl: server.url.replace('http:', 'https:'), retries: 0 } });
+      const { error } = await t.run({ payload: 'hello', to: '919812345678', from: '918000000000' });
+      assert.equal(caughtCode(error), 'NETWORK');
+      assert.match(error.error.message, new RegExp(`TLS failure with ${server.url.slice(7).replace(/\./g, '\\.')}: `));
+      assert.deepEqual(await t.finalStatus(), { fill: 'red', shape: 'ring', text: 'NETWORK: TLS' });
+    });
+
+    it('networkFailure: host not found, DNS, unreachable, reset, and anything else, each said in words', () => {
+      const { networkFailure } = require('../dist/core/transport');
+      const o = 'https://api.example.com:8443';
+      assert.deepEqual(networkFailure('ENOTFOUND', o, 'getaddrinfo ENOTFOUND api.example.com'), { reason: 'host not found', text: 'host not found: api.example.com (check the URL; DNS knows no such name)' });
+      assert.equal(networkFailure('EAI_AGAIN', o, '').reason, 'DNS');
+      assert.equal(networkFailure('EHOSTUNREACH', o, '').text, 'api.example.com:8443 cannot be reached from this machine (no route to it)');
+      assert.equal(networkFailure('ECONNRESET', o, 'socket hang up').reason, 'reset');
+      assert.deepEqual(networkFailure('CERT_HAS_EXPIRED', o, 'certificate has expired'), { reason: 'TLS', text: 'TLS failure with api.example.com:8443: certificate has expired' });
+      assert.deepEqual(networkFailure('', o, 'other \u001b[31m'), { reason: 'failed', text: 'the connection to api.example.com:8443 failed: other \\u001b[31m' });
     });
 
     it('a slow service reaches Catch with TIMEOUT after the configured timeout', async () => {

@@ -72,12 +72,20 @@ export class TransportError extends KaleyraError {
   readonly retryAfter?: number;
   /** True when the request provably never reached the service (safe to resend a non-idempotent call). */
   readonly notSent: boolean;
-  constructor(code: string, message: string, extra: { statusCode?: number; retryAfter?: number; notSent?: boolean } = {}) {
-    super(message);
+  /** For a failed connection, what it means in a word or two (`refused`, `host not found`, `TLS`...): the node's status. */
+  readonly reason?: string;
+  constructor(
+    code: string,
+    message: string,
+    extra: { statusCode?: number; retryAfter?: number; notSent?: boolean; reason?: string; cause?: { code: string; host: string } } = {},
+  ) {
+    // `cause` is the system's code and the host (msg.error.cause on Node-RED 4+): flows can switch on it.
+    super(message, extra.cause ? { cause: extra.cause } : undefined);
     this.name = 'TransportError';
     this.code = code;
     this.statusCode = extra.statusCode;
     this.retryAfter = extra.retryAfter;
     this.notSent = extra.notSent ?? false;
+    if (extra.reason) this.reason = extra.reason;
   }
 }

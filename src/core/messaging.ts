@@ -121,7 +121,8 @@ function messageBody(input: MessageInput): Record<string, unknown> {
 }
 
 function recipients(value: unknown): string[] {
-  const list = v.list('to', value, /[\s,;]+/, LIMITS.recipients, v.phone);
+  // Recipients are separated by commas (or semicolons, line breaks); a space inside a number is formatting.
+  const list = v.list('to', value, /[,;\r\n]/, LIMITS.recipients, v.phone, true);
   if (!list) throw new InputError('to', "is required: give the node's To setting, msg.to or payload.to");
   return list;
 }

@@ -8,7 +8,7 @@ import type { FormData as UndiciFormData, Pool } from 'undici';
 import type FormDataType from 'form-data';
 import { Codes, KaleyraError, ServiceError, TransportError } from './errors';
 import { checkStatus, toEnvelope, type Envelope } from './decode';
-import { redactDeep, redactError } from './redact';
+import { quote, redactDeep, redactError } from './redact';
 
 export interface TransportOptions {
   /** Milliseconds to establish a connection. */
@@ -228,7 +228,7 @@ export class Transport {
       // form-data does not close its parts when the upload is cut off: a half-read stream (and its file
       // descriptor) would stay open until the process ends. It cannot be sent again anyway.
       for (const f of req.files ?? []) if (!Buffer.isBuffer(f.value)) f.value.destroy();
-      throw redactError(toTransportError(err, where, abort.aborted, timedOut), req.apiKey);
+      throw redactError(toTransportError(err, where, base.origin, abort.aborted, timedOut), req.apiKey);
     } finally {
       clearTimeout(timer);
       cancels?.delete(cancel);
@@ -300,7 +300,25 @@ function parseRetryAfter(header: string | string[] | undefined): number | undefi
   return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - Date.now()) / 1000));
 }
 
-function toTransportError(err: unknown, where: string, aborted: boolean, timedOut: boolean): KaleyraError {
+const TLS_CODES = /^(ERR_TLS_|ERR_SSL_|CERT_|EPROTO$|DEPTH_ZERO_SELF_SIGNED_CERT$|SELF_SIGNED_CERT_IN_CHAIN$|UNABLE_TO_)/;
+
+/**
+ * What a failed connection means, said once, with the host: the short reason (the node's status, as core
+ * http request shows ECONNREFUSED), and the sentence for the error text.
+ */
+export function networkFailure(code: string, origin: string, message: string): { reason: string; text: string } {
+  const url = new URL(origin);
+  const host = url.host;
+  if (code === 'ECONNREFUSED') return { reason: 'refused', text: `connection refused by ${host} (nothing listens there, or a firewall refuses it)` };
+  if (code === 'ENOTFOUND') return { reason: 'host not found', text: `host not found: ${url.hostname} (check the URL; DNS knows no such name)` };
+  if (code === 'EAI_AGAIN') return { reason: 'DNS', text: `${url.hostname} could not be looked up: DNS did not answer (try again)` };
+  if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH') return { reason: 'unreachable', text: `${host} cannot be reached from this machine (no route to it)` };
+  if (TLS_CODES.test(code)) return { reason: 'TLS', text: `TLS failure with ${host}: ${quote(message, undefined, 200)}` };
+  if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'UND_ERR_SOCKET') return { reason: 'reset', text: `the connection to ${host} broke before the answer came` };
+  return { reason: code || 'failed', text: `the connection to ${host} failed: ${quote(message, undefined, 200)}` };
+}
+
+function toTransportError(err: unknown, where: string, origin: string, aborted: boolean, timedOut: boolean): KaleyraError {
   if (err instanceof KaleyraError) return err;
   const e = err as { code?: string; name?: string; message?: string; cause?: { code?: string } };
   // Only string codes: some errors (a DOMException) carry a numeric code that is no error code of ours.
@@ -311,5 +329,6 @@ function toTransportError(err: unknown, where: string, aborted: boolean, timedOu
     return new TransportError(Codes.TIMEOUT, `${where}: no answer in time (${what})`, { notSent: NOT_SENT.has(code) });
   }
   if (aborted) return new TransportError(Codes.CLOSED, `${where}: cancelled`);
-  return new TransportError(Codes.NETWORK, `${where}: ${code ? `${code} ` : ''}${e.message ?? String(err)}`, { notSent: NOT_SENT.has(code) });
+  const { reason, text } = networkFailure(code, origin, e.message ?? String(err));
+  return new TransportError(Codes.NETWORK, `${where}: ${text}`, { notSent: NOT_SENT.has(code), reason, cause: code ? { code, host: new URL(origin).host } : undefined });
 }

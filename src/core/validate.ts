@@ -105,13 +105,14 @@ export function url(field: string, value: unknown): string | undefined {
 
 /**
  * A list given as an array, a separated string, or a single value (numbers accepted, sent as strings).
- * Each item is checked by `item`; the list must not be empty nor longer than `max`.
+ * Each item is checked by `item`; the list must not be empty nor longer than `max`. With `skipEmpty`, empty
+ * entries of a string are left out (`"a, b,"` is two).
  */
-export function list(field: string, value: unknown, separator: RegExp, max: number, item: (f: string, v: string) => string): string[] | undefined {
+export function list(field: string, value: unknown, separator: RegExp, max: number, item: (f: string, v: string) => string, skipEmpty = false): string[] | undefined {
   if (isEmpty(value)) return undefined;
   let items: unknown[];
   if (Array.isArray(value)) items = value;
-  else if (typeof value === 'string') items = value.split(separator);
+  else if (typeof value === 'string') items = value.split(separator).filter((s) => !skipEmpty || s.trim() !== '');
   else if (typeof value === 'number') items = [value];
   else throw new InputError(field, `must be a string or an array, not ${describe(value)}`);
   if (items.length === 0) throw new InputError(field, 'must not be an empty list');
@@ -124,12 +125,16 @@ export function list(field: string, value: unknown, separator: RegExp, max: numb
   });
 }
 
-/** A phone number with country code: digits with an optional leading `+` (spec 2.1). */
+/**
+ * A phone number with country code: digits with an optional leading `+` (spec 2.1). Spaces, dashes, dots
+ * and brackets inside it are formatting (`+91 98123-45678`, `(0091) 98123 45678`): taken out.
+ */
 export function phone(field: string, value: string): string {
-  if (!/^\+?\d{6,15}$/.test(value)) {
-    throw new InputError(field, `must be a phone number with country code (digits, optional leading +), not ${shown(value, 40)}`);
+  const digits = value.replace(/[\s\-.()]/g, '');
+  if (!/^\+?\d{6,15}$/.test(digits)) {
+    throw new InputError(field, `must be a phone number with country code: 6 to 15 digits, country code first (a leading + is allowed; spaces, dashes, dots and brackets are ignored), not ${shown(value)}`);
   }
-  return value;
+  return digits;
 }
 
 /** A 10-digit number (click-to-call legs and caller id, spec 4.4). */

@@ -98,7 +98,7 @@ export function registerAction<T>(RED: RED, type: string, spec: ActionSpec<T>): 
       node,
       reportTo: config.reportTo ? String(config.reportTo) : undefined,
       onStatus: (s) => {
-        const shown = requesting > 0 || s.problem !== accountStatus?.problem || s.stateDown !== accountStatus?.stateDown;
+        const shown = requesting > 0 || s.problem !== accountStatus?.problem || s.stateDown !== (accountStatus?.stateDown ?? false);
         accountStatus = s;
         if (shown) showStatus();
       },
