@@ -5,7 +5,9 @@
 // marked, fix them, click Done, deploy; then GET /flows shows what was typed. The config node's API key
 // typed in the browser reaches the runtime (a whatsapp send carries it) but no response the browser gets
 // afterwards contains it. The help sidebar shows each node's help. Screenshots of the palette and of each
-// dialog go to docs/images/ with UPDATE_SCREENSHOTS=1 (README uses them), else to a temporary folder. Skipped (with a message) only when Chromium can neither be found nor
+// dialog, and of the demo with its debug output, go to docs/images/ with UPDATE_SCREENSHOTS=1 (README uses
+// them, and docs/images/manifest.json records what they show), else to a temporary folder. Skipped (with a
+// message) only when Chromium can neither be found nor
 // installed; see test/helpers/chromium.js.
 const assert = require('node:assert/strict');
 const crypto = require('node:crypto');
@@ -272,12 +274,41 @@ describe('editor in Chromium', function () {
     await editor.type('#node-input-token', token);
     await invalidThenFixed('#node-input-path', 'kaleyra/events', '/kaleyra/events');
     await editor.type('#node-input-name', 'events');
+    // Fail closed: with the token cleared, the tip says every request is refused, and the opt-out shows.
+    assert.equal(await editor.page.locator('.kaleyra-callback-open-row').isVisible(), false, 'no opt-out while a token is set');
+    await editor.type('#node-input-token', '');
+    assert.equal(await editor.page.locator('.kaleyra-callback-notoken').isVisible(), true);
+    assert.match(await editor.page.locator('.kaleyra-callback-notoken').textContent(), /every request is refused \(403\)/);
+    assert.equal(await editor.page.locator('#node-input-acceptWithoutToken').isVisible(), true);
+    await editor.type('#node-input-token', token);
+    await editor.page.locator('#node-input-account').selectOption(ids.config);
     await editor.page.locator('#kaleyra-callback-base').selectOption(PUBLIC_URL);
     assert.equal(await editor.page.locator('#kaleyra-callback-url').textContent(), `${PUBLIC_URL}/kaleyra/events?token=${token}`);
     assert.match(await editor.page.locator('#kaleyra-callback-call-url').textContent(), /&caller=\{caller\}&receiver=\{receiver\}/);
     await screenshot('kaleyra-callback');
     await editor.done();
     assert.equal(await editor.valid(ids.callback), true);
+    noErrors();
+  });
+
+  it('kaleyra-callback of an older flow (no account) takes the account of the sends that report to it; an imported one gets a token', async () => {
+    await editor.evaluate(([account]) => {
+      RED.nodes.import([
+        { id: 'old-cb', type: 'kaleyra-callback', z: RED.workspaces.active(), name: 'old', path: '/kaleyra/old', x: 500, y: 500, wires: [[]] },
+        { id: 'old-wa', type: 'kaleyra-whatsapp', z: RED.workspaces.active(), account, reportTo: 'old-cb', x: 300, y: 500, wires: [[]] },
+      ]);
+    }, [ids.config]);
+    assert.equal(await editor.valid('old-cb'), false, 'a callback node that sends report to needs their account');
+    await editor.evaluate(() => RED.editor.edit(RED.nodes.node('old-cb')));
+    await editor.waitForTray(1);
+    assert.equal(await editor.page.locator('#node-input-account').inputValue(), ids.config, 'filled from the senders');
+    assert.match(await editor.page.locator('#node-input-token').inputValue(), /^[0-9a-f]{32}$/, 'an imported listener (credentials are not exported) gets a token');
+    await editor.done();
+    assert.equal(await editor.valid('old-cb'), true);
+    await editor.evaluate(() => {
+      for (const id of ['old-wa', 'old-cb']) RED.nodes.remove(id);
+      RED.view.redraw(true);
+    });
     noErrors();
   });
 
@@ -520,4 +551,61 @@ describe('editor in Chromium', function () {
     }
     noErrors();
   });
+});
+
+describe('the demo flow in Chromium (npm start)', function () {
+  this.timeout(180_000);
+  let nr;
+  let browser;
+
+  before(async function () {
+    this.timeout(20 * 60 * 1000);
+    const found = await ensureChromium();
+    if (found.skip) this.skip();
+    const { chromium } = require('playwright-core');
+    [nr, browser] = await Promise.all([startNodeRed(), launchChromium(chromium, found)]);
+  });
+  after(async function () {
+    this.timeout(60000);
+    await browser?.close();
+    if (nr) {
+      await nr.stop().catch(() => nr.kill());
+      fs.rmSync(nr.userDir, { recursive: true, force: true });
+    }
+  });
+
+  it('opens on the demo, whose results reach the debug sidebar (screenshot: docs/images/demo-flow.png)', async () => {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 860 } });
+    const editor = new EditorPage(page, nr.url);
+    // Opened at once: the injects fire 3 to 4.5 s after the start (then every 60 s, for later visitors).
+    await editor.open('kaleyra-vmn-in');
+    await editor.showSidebar('debug');
+    await page.waitForFunction(() => document.querySelectorAll('.red-ui-debug-msg').length >= 6, null, { timeout: 75_000 });
+    const names = await page.locator('.red-ui-debug-msg .red-ui-debug-msg-name').allTextContents();
+    assert.ok(names.length >= 6, names.join(', '));
+    assert.equal(await page.locator('.red-ui-flow-node-group').count() > 10, true, 'the demo flow is on the workspace');
+    await page.mouse.move(600, 820); // no tooltip over the sidebar
+    await page.waitForTimeout(300);
+    await page.screenshot({ path: path.join(IMAGES, 'demo-flow.png') });
+  });
+});
+
+describe('docs/images are those the browser tests make', () => {
+  // The images of the README come from the tests above (UPDATE_SCREENSHOTS=1). The hash of what they show
+  // (the editor files, their en-US strings, the demo) is kept beside them: a change there without new
+  // images fails here, so they cannot drift.
+  it('docs/images/manifest.json matches the editor files and the demo they were made from', () => {
+    const { imageInputsHash } = require('./helpers/images');
+    const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, 'docs', 'images', 'manifest.json'), 'utf8'));
+    assert.equal(manifest.inputs, imageInputsHash(), 'the editor or the demo changed: run UPDATE_SCREENSHOTS=1 npx mocha test/browser.test.js');
+    for (const image of manifest.images) assert.ok(fs.existsSync(path.join(ROOT, 'docs', 'images', image)), image);
+  });
+});
+
+after(() => {
+  // With UPDATE_SCREENSHOTS=1, record what the images were made from.
+  if (!process.env.UPDATE_SCREENSHOTS) return;
+  const { imageInputsHash } = require('./helpers/images');
+  const images = fs.readdirSync(IMAGES).filter((f) => f.endsWith('.png')).sort();
+  fs.writeFileSync(path.join(IMAGES, 'manifest.json'), `${JSON.stringify({ inputs: imageInputsHash(), images }, null, 2)}\n`);
 });

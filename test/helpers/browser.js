@@ -304,6 +304,16 @@ class EditorPage {
     await this.page.locator('#red-ui-sidebar-help-show-toc').waitFor({ state: 'visible' });
   }
 
+  /** Shows a sidebar tab by its id ('help', 'debug', ...), in 3.x and 4.x as in 5 (see showHelp). */
+  async showSidebar(id) {
+    const link = this.page.locator(`#red-ui-tab-${id}-link-button`);
+    if ((await link.count()) > 0) await link.click();
+    else {
+      const button = this.page.locator(`.red-ui-sidebar-tab-bar button[data-tab-id="${id}"]`);
+      if (!(await button.evaluate((b) => b.classList.contains('selected') && $(b).is(':visible')))) await button.click();
+    }
+  }
+
   /** Clicks Deploy and waits until the editor has nothing left to deploy. */
   async deploy() {
     await this.page.locator('#red-ui-header-button-deploy').click();
