@@ -60,6 +60,25 @@ describe('the account hub', function () {
       });
     }
 
+    it('a bad redisUrl: CONFIG naming redisUrl, with neither the key nor the Redis password in the log', async () => {
+      const t = await loadNode('kaleyra-whatsapp', { from: FROM, to: TO }, { config: { messagingUrl: url, store: 'redis', redisUrl: 'http://:r3dispass@cache.example.com:6379' }, apiKey: 'GoodKey12345' });
+      const { error } = await t.run({ payload: 'hi' });
+      assert.equal(caughtCode(error), 'CONFIG');
+      assert.match(error.error.message, /redisUrl: must be a Redis URL such as redis:\/\/127\.0\.0\.1:6379\/0/);
+      assert.deepEqual(statuses(helper, 'n1').at(-1), { fill: 'red', shape: 'ring', text: 'account unusable: redisUrl' });
+      assert.ok(!logText().includes('r3dispass') && !logText().includes('GoodKey12345'));
+      assert.equal(server.requests.length, 0);
+    });
+
+    it('a memory-only Node-RED does not load the Redis client (start-up unchanged)', () => {
+      const { execFileSync } = require('node:child_process');
+      const script = `
+        const RED = { nodes: { registerType() {}, createNode() {}, getNode() { return null; } }, settings: {}, util: {}, log: console, auth: { needsPermission: () => (q, s, n) => n() }, _: (k) => k };
+        for (const f of require('fs').readdirSync('nodes').filter((f) => f.endsWith('.js'))) require('./nodes/' + f)(RED);
+        console.log(Object.keys(require.cache).filter((k) => /@redis|redis-store/.test(k)).length);`;
+      assert.equal(execFileSync(process.execPath, ['-e', script], { cwd: path.join(__dirname, '..'), encoding: 'utf8' }).trim(), '0');
+    });
+
     it('a good account logs no error and shows no status until a msg comes', async () => {
       await loadNode('kaleyra-whatsapp', { from: FROM, to: TO }, { config: { messagingUrl: url }, apiKey: 'GoodKey12345' });
       assert.equal(helper.log().args.filter(([e]) => e && e.level === helper.log().ERROR).length, 0);

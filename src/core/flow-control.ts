@@ -10,6 +10,16 @@ export interface FlowControlOptions {
   rate?: number;
   /** Requests waiting for a slot. */
   queueSize?: number;
+  /**
+   * The rate limit kept elsewhere for several processes together (Redis): a request that has its slot asks
+   * it for a start. When it fails (unreachable), this process spaces its starts by `rate` alone.
+   */
+  limiter?: SharedLimiter;
+}
+
+/** A rate limit shared by several processes: reserve() admits a start (0) or says how long to wait (ms). */
+export interface SharedLimiter {
+  reserve(): Promise<number>;
 }
 
 interface Waiter {
@@ -27,6 +37,9 @@ export class FlowControl {
   private nextStart = 0;
   private timer?: NodeJS.Timeout;
   private readonly listeners = new Set<() => void>();
+  private readonly limiter?: SharedLimiter;
+  /** Requests holding a slot while the shared limiter makes them wait. */
+  private waitingForRate = 0;
   /** Signals listened to: once each, as one signal (a node's) may stand for thousands of queued requests. */
   private readonly watched = new WeakSet<AbortSignal>();
 
@@ -34,6 +47,12 @@ export class FlowControl {
     this.concurrency = Math.max(1, Math.floor(opts.concurrency ?? 8));
     this.rate = Math.max(0, opts.rate ?? 0);
     this.queueSize = Math.max(0, Math.floor(opts.queueSize ?? 1000));
+    if (this.rate > 0) this.limiter = opts.limiter;
+  }
+
+  /** Whether requests wait for the rate limit rather than for a free slot. */
+  get rateLimited(): boolean {
+    return this.waitingForRate > 0 || (this.rate > 0 && this.queue.length > 0 && this.active < this.concurrency);
   }
 
   get inFlight(): number {
@@ -59,13 +78,14 @@ export class FlowControl {
     // A free slot starts `fn` at once, without waiting a turn for an already resolved promise.
     if (!signal?.aborted && this.queue.length === 0 && this.canStart()) {
       this.take();
-      return this.exec(fn);
+      return this.exec(fn, signal);
     }
-    return this.acquire(signal).then(() => this.exec(fn));
+    return this.acquire(signal).then(() => this.exec(fn, signal));
   }
 
-  private async exec<T>(fn: () => Promise<T>): Promise<T> {
+  private async exec<T>(fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
     try {
+      if (this.limiter) await this.admit(this.limiter, signal);
       return await fn();
     } finally {
       this.active--;
@@ -101,13 +121,42 @@ export class FlowControl {
     for (const w of gone) w.fail(closed());
   }
 
+  /** Waits, holding its slot, until the shared limiter admits a start; spaces starts locally if it fails. */
+  private async admit(limiter: SharedLimiter, signal?: AbortSignal): Promise<void> {
+    for (;;) {
+      let wait: number;
+      let local = false;
+      try {
+        wait = await limiter.reserve();
+      } catch {
+        // This process's own share of the starts: the slot reserved here is taken after the wait.
+        const at = Math.max(Date.now(), this.nextStart);
+        this.nextStart = at + 1000 / this.rate;
+        wait = at - Date.now();
+        local = true;
+      }
+      if (wait <= 0) return;
+      if (signal?.aborted) throw closed();
+      this.waitingForRate++;
+      this.changed();
+      try {
+        await new Promise((resolve) => setTimeout(resolve, local ? wait : Math.min(wait, 1000)));
+      } finally {
+        this.waitingForRate--;
+        this.changed();
+      }
+      if (local) return;
+    }
+  }
+
   private canStart(): boolean {
-    return this.active < this.concurrency && (this.rate === 0 || Date.now() >= this.nextStart);
+    // With a shared limiter the rate is waited for after a slot is taken (admit).
+    return this.active < this.concurrency && (this.rate === 0 || !!this.limiter || Date.now() >= this.nextStart);
   }
 
   private take(): void {
     this.active++;
-    if (this.rate > 0) this.nextStart = Math.max(Date.now(), this.nextStart) + 1000 / this.rate;
+    if (this.rate > 0 && !this.limiter) this.nextStart = Math.max(Date.now(), this.nextStart) + 1000 / this.rate;
     this.changed();
   }
 

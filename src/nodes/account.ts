@@ -8,6 +8,7 @@ import { KaleyraClient, type AccountConfig } from '../core/client';
 import { Correlator, newRef } from '../core/correlation';
 import { ConfigError, InputError } from '../core/errors';
 import { escapeControl } from '../core/redact';
+import type { RedisStore } from '../core/redis-store';
 import { MemoryStore, prefixed, type StateStore } from '../core/state-store';
 import { localBase, type Endpoint } from './listener';
 import type { Node, RED } from './red';
@@ -100,6 +101,7 @@ export class Account implements AccountApi {
   private readonly stores: { correlation: StateStore; poll: StateStore };
   private correlator?: Correlator;
   private stateDown = false;
+  private redis?: RedisStore;
   private onEmpty?: () => void;
   private statusTimer?: NodeJS.Timeout;
   private statusAt = 0;
@@ -123,8 +125,14 @@ export class Account implements AccountApi {
     };
     const url = (name: keyof typeof DEFAULT_URLS) => String(config[name] ?? '').trim() || DEFAULT_URLS[name];
     let ready: Promise<KaleyraClient>;
+    let stores: { correlation: StateStore; poll: StateStore } | undefined;
     try {
       if (this.publicUrl && !/^https?:\/\/[^/]/i.test(this.publicUrl)) throw new ConfigError('publicUrl', 'must be an http(s) URL at which the service reaches this Node-RED');
+      if (config.store === 'redis') {
+        this.redis = this.openRedis(config, node);
+        stores = { correlation: prefixed(this.redis, 'corr:'), poll: prefixed(this.redis, 'poll:') };
+        if (options.flow.rate > 0) Object.assign(options.flow, { limiter: this.redis.limiter('rate', options.flow.rate) });
+      }
       if (this.simulator) {
         ready = acquireSimulator(RED).then((urls) => new KaleyraClient({ apiKey: SIMULATOR_KEY, ...urls, ...options }));
       } else {
@@ -145,9 +153,34 @@ export class Account implements AccountApi {
     });
     this.ready.catch(() => undefined);
 
-    let mem = memory.get(node.id);
-    if (!mem) memory.set(node.id, (mem = { correlation: new MemoryStore({ maxEntries: MEMORY_LIMITS.correlationEntries }), poll: new MemoryStore({ maxEntries: MEMORY_LIMITS.pollEntries }) }));
-    this.stores = mem;
+    if (!stores) {
+      let mem = memory.get(node.id);
+      if (!mem) memory.set(node.id, (mem = { correlation: new MemoryStore({ maxEntries: MEMORY_LIMITS.correlationEntries }), poll: new MemoryStore({ maxEntries: MEMORY_LIMITS.pollEntries }) }));
+      stores = mem;
+    }
+    this.stores = stores;
+  }
+
+  /**
+   * The Redis store of a `store: redis` account (ADR 0004), loaded only then. Its keys start with
+   * kaleyra:{<config node id>}: so that accounts, and unrelated flows, on one Redis never meet. While it
+   * cannot be reached the nodes' status says so, and one log line (per outage) tells why.
+   */
+  private openRedis(config: Record<string, unknown>, node: Node): RedisStore {
+    const { RedisStore: Store, checkRedisUrl } = require('../core/redis-store') as typeof import('../core/redis-store');
+    const redisUrl = String(config.redisUrl ?? '').trim() || 'redis://127.0.0.1:6379';
+    const where = checkRedisUrl(redisUrl);
+    return new Store({
+      url: redisUrl,
+      password: node.credentials?.redisPassword,
+      prefix: `kaleyra:{${node.id}}:`,
+      onState: (up, reason) => {
+        if (up) node.log(`the shared state store (Redis at ${where.host}) is reachable`);
+        else node.warn(`the shared state store (Redis at ${where.host}) cannot be reached (${reason ?? 'closed'}): sends go on, their delivery events may come uncorrelated; inbox polling pauses; reconnecting`);
+        this.stateDown = !up;
+        this.publish();
+      },
+    });
   }
 
   /** The methods nodes call, bound, to put on the config node. */
@@ -194,7 +227,7 @@ export class Account implements AccountApi {
     const inFlight = flow?.inFlight ?? 0;
     let problem: string | undefined;
     if (this.problem) problem = this.problem.setting === 'apiKey' && !this.node.credentials?.apiKey ? 'no api key' : `account unusable: ${this.problem.setting}`;
-    return { problem, queued, inFlight, rateLimited: !!flow && queued > 0 && inFlight < flow.concurrency, stateDown: this.stateDown };
+    return { problem, queued, inFlight, rateLimited: !!flow?.rateLimited, stateDown: this.stateDown };
   }
 
   /** Pushes the status to every user, at most a few times a second. */
@@ -292,6 +325,7 @@ export class Account implements AccountApi {
     }
     for (const [id, account] of adopted) if (account === this) adopted.delete(id);
     await this.ready.then((c) => c.close()).catch(() => undefined);
+    await this.redis?.close();
     if (this.simulator && !this.problem) releaseSimulator();
     if (removed) memory.delete(this.node.id);
   }

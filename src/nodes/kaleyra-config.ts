@@ -11,5 +11,5 @@ export = function register(RED: RED) {
     this.on('close', (removed, done) => void account.close(removed).then(done, done));
   }
 
-  RED.nodes.registerType('kaleyra-config', KaleyraConfigNode, { credentials: { apiKey: { type: 'password' } } });
+  RED.nodes.registerType('kaleyra-config', KaleyraConfigNode, { credentials: { apiKey: { type: 'password' }, redisPassword: { type: 'password' } } });
 };

@@ -3,7 +3,9 @@
 // store remembers what was sent (shared by every replica with a shared store, where one replica at a time
 // holds the lease to poll), and the node's context keeps a snapshot to re-seed a store that lost it.
 import { randomBytes } from 'node:crypto';
+import { KaleyraError } from '../core/errors';
 import { InboxPoller, type PollSnapshot } from '../core/inbox-poll';
+import { escapeControl } from '../core/redact';
 import { orMsg, payloadObject, registerAction, type SetupApi } from './action';
 import type { RED } from './red';
 
@@ -50,6 +52,7 @@ function startPolling({ node, account, config, evaluate }: SetupApi): void {
   let running: Promise<void> | undefined;
   let nextPoll = 0;
   let standby = false;
+  let paused = false;
   const tick = () => {
     if (running || Date.now() < nextPoll) return; // the previous poll is still reading, or not due
     running = (async () => {
@@ -63,12 +66,22 @@ function startPolling({ node, account, config, evaluate }: SetupApi): void {
       filters = await evaluate({});
       const emit = (records: object[]) => records.forEach((payload) => node.send({ payload, topic: 'kaleyra/inbox' }));
       const count = await poller.poll(emit, Number(filters.limit) || SERVICE_PAGE_SIZE);
+      if (paused) node.log('the state store works again: polling resumed');
+      paused = false;
       node.status({ fill: 'green', shape: 'dot', text: `polled: ${count} new` });
     })()
       .catch((err: Error & { code?: string }) => {
         if (abort.signal.aborted) return;
-        node.status({ fill: 'red', shape: 'ring', text: err.code ?? 'state store unavailable: polling paused' });
-        node.error(err, { payload: undefined, topic: 'kaleyra/inbox' });
+        if (err instanceof KaleyraError) {
+          node.status({ fill: 'red', shape: 'ring', text: err.code });
+          node.error(err, { payload: undefined, topic: 'kaleyra/inbox' });
+          return;
+        }
+        // The state store failed: pause rather than risk sending a record twice; the next tick tries again.
+        if (!paused) node.warn(`polling paused: the state store failed (${escapeControl(err.message)}); it resumes by itself`);
+        paused = true;
+        nextPoll = 0;
+        node.status({ fill: 'yellow', shape: 'ring', text: 'state store down: polling paused' });
       })
       .finally(() => (running = undefined));
   };

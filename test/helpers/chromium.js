@@ -5,7 +5,7 @@
 // no password-less sudo, no network), the browser tests are skipped with a message saying why; as root a
 // failed install is an error, so that CI does not pass without having run them.
 const fs = require('node:fs');
-const { spawn } = require('node:child_process');
+const { aptInstall } = require('./apt');
 
 const EXECUTABLE = '/usr/bin/chromium';
 
@@ -21,28 +21,11 @@ const ARGS = [
   '--disable-sync',
 ];
 
-/** Runs a command with its output passed through; resolves its exit code (127 when it cannot start). */
-function run(command, args, env) {
-  return new Promise((resolve) => {
-    const child = spawn(command, args, { stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, ...env } });
-    child.on('error', () => resolve(127));
-    child.on('exit', (code, signal) => resolve(code ?? (signal ? 128 : 1)));
-  });
-}
-
-/** apt-get update && apt-get install -y chromium, as root or else through password-less sudo. */
+/** apt-get install -y chromium (test/helpers/apt.js). */
 async function install(log) {
-  const root = typeof process.getuid === 'function' && process.getuid() === 0;
-  const env = { DEBIAN_FRONTEND: 'noninteractive' };
-  const apt = (args) => (root ? run('apt-get', args, env) : run('sudo', ['-n', 'env', 'DEBIAN_FRONTEND=noninteractive', 'apt-get', ...args], env));
-  log(`browser tests: ${EXECUTABLE} is missing; installing Debian's chromium (apt-get update && apt-get install -y chromium${root ? '' : ', through sudo -n'})`);
-  const started = Date.now();
-  const code = (await apt(['update'])) || (await apt(['install', '-y', 'chromium']));
-  if (code === 0 && fs.existsSync(EXECUTABLE)) {
-    log(`browser tests: chromium installed in ${Math.round((Date.now() - started) / 1000)} s`);
-    return { root, ok: true };
-  }
-  return { root, ok: false, code };
+  log(`browser tests: ${EXECUTABLE} is missing`);
+  const result = await aptInstall(['chromium'], (line) => log(`browser tests: ${line}`));
+  return { ...result, ok: result.ok && fs.existsSync(EXECUTABLE) };
 }
 
 /**

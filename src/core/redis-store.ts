@@ -1,0 +1,219 @@
+// The state store on Redis (docs/adr/0004-shared-state.md): what an account remembers, shared by every
+// Node-RED replica that runs the same flows. Each operation that must be atomic across replicas is one
+// Redis command (claim = SET NX PX) or one Lua script (advance, lease, epoch, the rate limiter), never a
+// read-then-write. The client (node-redis's @redis/client, no dependencies of its own) is loaded only when
+// an account chooses Redis; it reconnects by itself with backoff. While Redis cannot be reached, every
+// operation fails at once (no offline queue): the callers decide (sends go on, polling pauses).
+import { createHash, randomBytes } from 'node:crypto';
+import type { RedisClientType } from '@redis/client';
+import { ConfigError } from './errors';
+import { redactText } from './redact';
+import type { SharedLimiter } from './flow-control';
+import type { StateStore } from './state-store';
+
+export interface RedisStoreOptions {
+  /** redis://host:port/db or rediss://... (TLS). */
+  url: string;
+  /** Overrides a password in the URL. */
+  password?: string;
+  /** Every key starts with it (one account's share of the Redis). */
+  prefix: string;
+  /** A command without an answer in this time fails (a Redis that hangs must not hold a send). */
+  commandTimeoutMs?: number;
+  /** Told when Redis becomes unreachable (with the reason) and when it is back. */
+  onState?(up: boolean, reason?: string): void;
+}
+
+/** Checks a Redis URL when the account starts: a ConfigError naming `redisUrl`, never showing the password. */
+export function checkRedisUrl(value: string): URL {
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    // below
+  }
+  const shown = () => JSON.stringify(url ? `${url.protocol}//${url.host}${url.pathname}` : value.replace(/\/\/[^@/]*@/, '//***@').slice(0, 80));
+  if (!url || (url.protocol !== 'redis:' && url.protocol !== 'rediss:') || !url.hostname) {
+    throw new ConfigError('redisUrl', `must be a Redis URL such as redis://127.0.0.1:6379/0 (rediss:// for TLS), not ${shown()}`);
+  }
+  if (url.pathname && url.pathname !== '/' && !/^\/\d{1,2}$/.test(url.pathname)) {
+    throw new ConfigError('redisUrl', `names a database by its number (/0 to /15), not ${shown()}`);
+  }
+  return url;
+}
+
+// KEYS[1]: the state; ARGV: rank, value, ttl ms. Keeps "rank:value" of the highest rank (equal replaces).
+const ADVANCE = `
+local cur = redis.call('GET', KEYS[1])
+if cur then
+  local sep = string.find(cur, ':', 1, true)
+  if sep and tonumber(string.sub(cur, 1, sep - 1)) > tonumber(ARGV[1]) then return cur end
+end
+local kept = ARGV[1] .. ':' .. ARGV[2]
+redis.call('SET', KEYS[1], kept, 'PX', ARGV[3])
+return kept`;
+
+// KEYS[1]: the lease; ARGV: owner, ttl ms. Taken when free, renewed by its owner.
+const LEASE = `
+local holder = redis.call('GET', KEYS[1])
+if holder and holder ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return 1`;
+
+// KEYS[1]: the epoch; ARGV: a new one. A Redis that lost its data has none: this call makes it anew.
+const EPOCH = `
+local e = redis.call('GET', KEYS[1])
+if e then return e end
+redis.call('SET', KEYS[1], ARGV[1])
+return ARGV[1]`;
+
+// KEYS[1]: a sorted set of the recent starts, by Redis's own clock (one clock for every replica); ARGV:
+// the starts allowed per window, the window in ms, a unique member. 0 when this start is admitted, else
+// the ms to wait before asking again.
+const RATE = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local window = tonumber(ARGV[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
+if redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[1]) then
+  redis.call('ZADD', KEYS[1], now, ARGV[3])
+  redis.call('PEXPIRE', KEYS[1], window + 1000)
+  return 0
+end
+local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+return math.max(1, tonumber(oldest[2]) + window - now)`;
+
+const sha1 = (script: string) => createHash('sha1').update(script).digest('hex');
+
+/** How long the first connection may take before operations fail rather than wait for it. */
+const FIRST_CONNECT_MS = 3_000;
+
+export class RedisStore implements StateStore {
+  readonly shared = true;
+  private readonly client: RedisClientType;
+  private readonly prefix: string;
+  private readonly connected: Promise<void>;
+  private up = false;
+  private everUp = false;
+  private closed = false;
+
+  constructor(private readonly options: RedisStoreOptions) {
+    const url = checkRedisUrl(options.url);
+    this.prefix = options.prefix;
+    const { createClient } = require('@redis/client') as typeof import('@redis/client');
+    this.client = createClient({
+      url: url.href,
+      password: options.password || undefined,
+      disableOfflineQueue: true,
+      commandOptions: { timeout: options.commandTimeoutMs ?? 2_000 },
+      socket: {
+        connectTimeout: 3_000,
+        // Back off to 5 s between attempts, with jitter so replicas do not reconnect in step.
+        reconnectStrategy: (retries: number) => Math.min(5_000, 100 * 2 ** Math.min(retries, 6)) + Math.floor(Math.random() * 100),
+      },
+    }) as unknown as RedisClientType;
+    // An 'error' without a listener would end the process; the reason is told once per outage.
+    this.client.on('error', (err: Error) => this.state(false, err));
+    this.client.on('ready', () => this.state(true));
+    this.connected = this.client.connect().then(
+      () => undefined,
+      () => undefined, // reconnectStrategy goes on trying; operations fail meanwhile
+    );
+  }
+
+  private state(up: boolean, err?: Error): void {
+    if (up === this.up || this.closed) return;
+    this.up = up;
+    if (up) this.everUp = true;
+    const reason = err ? redactText(String((err as NodeJS.ErrnoException).code ?? err.message), this.options.password) : undefined;
+    this.options.onState?.(up, reason);
+  }
+
+  /** The client, once connected: at start an operation waits a little for the first connection. */
+  private async ready(): Promise<RedisClientType> {
+    if (this.client.isReady) return this.client;
+    if (!this.everUp && !this.closed) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([this.connected, new Promise((r) => (timer = setTimeout(r, FIRST_CONNECT_MS)))]);
+      clearTimeout(timer);
+      if (this.client.isReady) return this.client;
+    }
+    throw new Error(this.closed ? 'the Redis state store is closed' : 'the Redis state store cannot be reached');
+  }
+
+  private key(key: string): string {
+    return this.prefix + key;
+  }
+
+  private async script(script: string, keys: string[], args: string[]): Promise<unknown> {
+    const c = await this.ready();
+    try {
+      return await c.evalSha(sha1(script), { keys, arguments: args });
+    } catch (err) {
+      if (!String((err as Error).message).startsWith('NOSCRIPT')) throw err;
+      return c.eval(script, { keys, arguments: args });
+    }
+  }
+
+  async get(key: string): Promise<unknown> {
+    const text = await (await this.ready()).get(this.key(key));
+    return text === null || text === undefined ? undefined : JSON.parse(String(text));
+  }
+
+  async put(key: string, value: unknown, ttlMs: number): Promise<void> {
+    await (await this.ready()).set(this.key(key), JSON.stringify(value), { PX: Math.max(1, Math.round(ttlMs)) });
+  }
+
+  async claim(key: string, ttlMs: number, value: unknown = 1): Promise<boolean> {
+    const r = await (await this.ready()).set(this.key(key), JSON.stringify(value), { NX: true, PX: Math.max(1, Math.round(ttlMs)) });
+    return r === 'OK';
+  }
+
+  async claimAll(keys: readonly string[], ttlMs: number): Promise<boolean[]> {
+    if (keys.length === 0) return [];
+    const c = await this.ready();
+    // One round trip: commands of one tick are pipelined, and Redis runs them in order.
+    const replies = await Promise.all(keys.map((k) => c.set(this.key(k), '1', { NX: true, PX: Math.max(1, Math.round(ttlMs)) })));
+    return replies.map((r) => r === 'OK');
+  }
+
+  async advance(key: string, rank: number, value: string, ttlMs: number): Promise<{ rank: number; value: string }> {
+    const kept = String(await this.script(ADVANCE, [this.key(key)], [String(rank), value, String(Math.max(1, Math.round(ttlMs)))]));
+    const sep = kept.indexOf(':');
+    return { rank: Number(kept.slice(0, sep)), value: kept.slice(sep + 1) };
+  }
+
+  async delete(key: string): Promise<void> {
+    await (await this.ready()).del(this.key(key));
+  }
+
+  async lease(key: string, owner: string, ttlMs: number): Promise<boolean> {
+    return Number(await this.script(LEASE, [this.key(key)], [owner, String(Math.max(1, Math.round(ttlMs)))])) === 1;
+  }
+
+  async epoch(): Promise<string> {
+    return String(await this.script(EPOCH, [this.key('epoch')], [randomBytes(8).toString('hex')]));
+  }
+
+  /**
+   * The account's rate limit, for all replicas together: at most `perSecond` starts in any second (a
+   * fraction: ceil(perSecond) starts per window of ceil(perSecond) / perSecond seconds).
+   */
+  limiter(key: string, perSecond: number): SharedLimiter {
+    const limit = Math.max(1, Math.ceil(perSecond));
+    const window = String(Math.round((1000 * limit) / perSecond));
+    return {
+      reserve: async () => Number(await this.script(RATE, [this.key(key)], [String(limit), window, randomBytes(8).toString('hex')])),
+    };
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    try {
+      if (this.client.isReady) await this.client.close();
+      else this.client.destroy();
+    } catch {
+      this.client.destroy();
+    }
+  }
+}

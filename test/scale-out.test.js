@@ -1,0 +1,243 @@
+'use strict';
+// Scale-out (issue: several Node-RED replicas share one account's state through Redis; ADR 0004). Two real
+// Node-RED processes of the project, each with its own user directory and port, run the same flows
+// against one real redis-server (AOF on) and one stand-in of the service (the simulator, in this process).
+// What each replica emits is posted to a collector here, with the replica's name. Checked: a delivery
+// callback that reaches the other replica is correlated; N SMS are emitted exactly once across both while
+// both poll; the account's rate limit holds for both together; Redis killed mid-run and started again
+// with its data loses and duplicates nothing; Redis back empty makes neither replica emit again; a killed
+// replica's polling is taken over; a full redeploy leaves the number of Redis connections as it was.
+const assert = require('node:assert/strict');
+const { Simulator, DEMO_KEY } = require('../dist/simulator');
+const { RedisServer } = require('./helpers/redis');
+const { NodeRedProcess } = require('./helpers/node-red-process');
+const { Recorder } = require('./helpers/recorder');
+const { freePort, waitFor } = require('./helpers/started-node-red');
+
+const TOKEN = 'scaletoken123';
+const POLL_SECONDS = 1;
+
+/** The flows every replica runs; what differs (URLs, names) comes from the environment (${VAR}). */
+function flows() {
+  const collect = (id, what, wires = []) => [
+    { id: `${id}-url`, type: 'change', z: 't1', rules: [{ t: 'set', p: 'url', pt: 'msg', to: `$env('COLLECTOR') & '/${what}?replica=' & $env('REPLICA')`, tot: 'jsonata' }], wires: [[`${id}-post`]] },
+    { id: `${id}-post`, type: 'http request', z: 't1', method: 'POST', ret: 'txt', url: '', paytoqs: 'ignore', wires: [wires] },
+  ];
+  const account = (id, extra) => ({
+    id,
+    type: 'kaleyra-config',
+    name: `account ${id}`,
+    messagingUrl: '${SIM_MESSAGING}',
+    vmnUrl: '${SIM_VMN}',
+    obdUrl: '${SIM_OBD}',
+    voiceUrl: '${SIM_VOICE}',
+    publicUrl: '${PUBLIC_URL}',
+    timeout: 5,
+    store: 'redis',
+    redisUrl: '${REDIS_URL}',
+    concurrency: 8,
+    queueSize: 1000,
+    ...extra,
+  });
+  return [
+    { id: 't1', type: 'tab', label: 'scale-out' },
+    account('acct', {}),
+    account('acct-rated', { rateLimit: 5 }),
+    // Sends: POST /send { to, payload, ref } answers the ids.
+    { id: 'send-in', type: 'http in', z: 't1', url: '/send', method: 'post', wires: [['send-msg']] },
+    { id: 'send-msg', type: 'change', z: 't1', rules: [{ t: 'set', p: 'to', pt: 'msg', to: 'payload.to', tot: 'msg' }, { t: 'set', p: 'ref', pt: 'msg', to: 'payload.ref', tot: 'msg' }, { t: 'set', p: 'payload', pt: 'msg', to: 'payload.text', tot: 'msg' }], wires: [['wa']] },
+    { id: 'wa', type: 'kaleyra-whatsapp', z: 't1', account: 'acct', reportTo: 'cb', from: '918000000000', wires: [['send-out']] },
+    { id: 'send-out', type: 'http response', z: 't1', statusCode: '', headers: {}, wires: [] },
+    // Rated sends: POST /rated { to, text }.
+    { id: 'rated-in', type: 'http in', z: 't1', url: '/rated', method: 'post', wires: [['rated-msg']] },
+    { id: 'rated-msg', type: 'change', z: 't1', rules: [{ t: 'set', p: 'to', pt: 'msg', to: 'payload.to', tot: 'msg' }, { t: 'set', p: 'payload', pt: 'msg', to: 'payload.text', tot: 'msg' }], wires: [['wa-rated']] },
+    { id: 'wa-rated', type: 'kaleyra-whatsapp', z: 't1', account: 'acct-rated', from: '918000000000', wires: [['send-out']] },
+    // A failed send answers 500 with its code.
+    { id: 'on-error', type: 'catch', z: 't1', scope: ['wa', 'wa-rated'], uncaught: false, wires: [['fail']] },
+    { id: 'fail', type: 'change', z: 't1', rules: [{ t: 'set', p: 'statusCode', pt: 'msg', to: '500', tot: 'num' }, { t: 'set', p: 'payload', pt: 'msg', to: 'error.code', tot: 'msg' }], wires: [['send-out']] },
+    // Delivery events and polled SMS go to the collector.
+    { id: 'cb', type: 'kaleyra-callback', z: 't1', account: 'acct', path: '/scale/cb', wires: [['ev-url']] },
+    ...collect('ev', 'event'),
+    { id: 'poll', type: 'kaleyra-inbox', z: 't1', account: 'acct', pollInterval: POLL_SECONDS, wires: [['in-url']] },
+    ...collect('in', 'inbox'),
+  ];
+}
+
+describe('scale-out: two Node-RED replicas on one Redis', function () {
+  this.timeout(240_000);
+  const redis = new RedisServer({ aof: true });
+  const collector = new Recorder();
+  let sim;
+  const replicas = {};
+
+  const events = () => collector.requests.filter((r) => r.path === '/event').map((r) => ({ replica: r.query.replica, ...JSON.parse(r.raw.toString()) }));
+  const polled = () => collector.requests.filter((r) => r.path === '/inbox').map((r) => ({ replica: r.query.replica, ...JSON.parse(r.raw.toString()) }));
+  const send = (replica, path, body) => replicas[replica].fetch(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(20_000) });
+  let sms = 0;
+  const inject = (n) => {
+    const injected = [];
+    for (let i = 0; i < n; i++) injected.push(sim.injectSms({ from: `9198765${String(10000 + sms++).padStart(5, '0')}`, message: `SMS ${sms}` }).message);
+    return injected;
+  };
+  /** Waits until every given SMS was polled, then a little longer, and checks each came exactly once. */
+  async function polledOnce(messages, what) {
+    await waitFor(() => messages.every((m) => polled().some((p) => p.message === m)), `${what}: every SMS polled`, 30_000);
+    await new Promise((r) => setTimeout(r, 3 * POLL_SECONDS * 1000));
+    const counts = new Map();
+    for (const p of polled()) counts.set(p.message, (counts.get(p.message) ?? 0) + 1);
+    const twice = [...counts].filter(([, n]) => n > 1);
+    assert.deepEqual(twice, [], `${what}: polled more than once`);
+  }
+
+  before(async function () {
+    this.timeout(300_000);
+    await redis.start();
+    await collector.start();
+    collector.reply = () => ({ body: 'ok' });
+    sim = new Simulator({ deliveryDelaysMs: [100, 50, 50] });
+    const urls = await sim.start();
+    const ports = { A: await freePort(), B: await freePort() };
+    for (const [name, other] of [['A', 'B'], ['B', 'A']]) {
+      replicas[name] = new NodeRedProcess({
+        name: `replica-${name}`,
+        flows: flows(),
+        credentials: { acct: { apiKey: DEMO_KEY }, 'acct-rated': { apiKey: DEMO_KEY }, cb: { token: TOKEN } },
+        env: {
+          REPLICA: name,
+          COLLECTOR: collector.url,
+          REDIS_URL: redis.url,
+          // Each replica gives the service the other one's address: every callback reaches the other replica.
+          PUBLIC_URL: `http://127.0.0.1:${ports[other]}`,
+          SIM_MESSAGING: urls.messagingUrl,
+          SIM_VMN: urls.vmnUrl,
+          SIM_OBD: urls.obdUrl,
+          SIM_VOICE: urls.voiceUrl,
+        },
+      });
+      replicas[name].port = ports[name];
+    }
+    await Promise.all(Object.values(replicas).map((r) => r.start()));
+  });
+
+  afterEach(function () {
+    // What the replicas logged, when a test failed: the reason is usually there.
+    if (this.currentTest.state !== 'failed') return;
+    for (const [name, r] of Object.entries(replicas)) console.log(`\n--- replica ${name} log (end) ---\n${r.output.slice(-3000)}`);
+  });
+
+  after(async function () {
+    this.timeout(60_000);
+    for (const r of Object.values(replicas)) {
+      await r.stop().catch(() => r.kill());
+      r.cleanup();
+    }
+    await sim?.stop();
+    await collector.stop();
+    await redis.stop();
+  });
+
+  it('a delivery callback that reaches the other replica is correlated: id, ref, state', async () => {
+    for (const [from, ref] of [['A', 'order-A'], ['B', 'order-B']]) {
+      const res = await send(from, '/send', { to: '919812345678', text: `hello from ${from}`, ref });
+      assert.equal(res.status, 200, await res.clone().text());
+      const [{ id }] = await res.json();
+      await waitFor(() => events().filter((e) => e.id === id).length >= 3, `the SENT, DELIVERED and READ events of ${from}'s send`, 20_000);
+      const mine = events().filter((e) => e.id === id);
+      assert.deepEqual(new Set(mine.map((e) => e.replica)), new Set([from === 'A' ? 'B' : 'A']), 'received by the other replica');
+      assert.deepEqual(mine.map((e) => [e.ref, e.status, e.state]), [
+        [ref, 'SENT', 'SENT'],
+        [ref, 'DELIVERED', 'DELIVERED'],
+        [ref, 'READ', 'READ'],
+      ]);
+    }
+  });
+
+  it('N SMS are emitted exactly once across both replicas while both poll, by one replica at a time', async () => {
+    const messages = [];
+    for (let round = 0; round < 5; round++) {
+      messages.push(...inject(4));
+      await new Promise((r) => setTimeout(r, 400));
+    }
+    await polledOnce(messages, 'both polling');
+    const by = new Set(polled().filter((p) => messages.includes(p.message)).map((p) => p.replica));
+    assert.equal(by.size, 1, `one replica holds the lease (${[...by]})`);
+  });
+
+  it("the account's rate limit (5/s) holds for both replicas together", async () => {
+    const before = sim.requests.length;
+    const t0 = Date.now();
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => send(i % 2 ? 'A' : 'B', '/rated', { to: '919812345670', text: `rated ${i}` })));
+    assert.deepEqual(results.map((r) => r.status), Array(20).fill(200));
+    const times = sim.requests
+      .slice(before)
+      .filter((r) => r.endpoint === 'messaging' && /rated/.test(r.fields.body ?? ''))
+      .map((r) => r.at)
+      .sort((a, b) => a - b);
+    assert.equal(times.length, 20);
+    // Arrivals at the service: at most 5 in any window a little under a second. The limiter admits starts
+    // by Redis's clock; what follows (the first requests also open their connections) can bring two starts a
+    // second apart up to some 100 ms closer at the service. Without a shared limit, 10 would arrive at once.
+    for (const start of times) {
+      const inWindow = times.filter((t) => t >= start && t < start + 850).length;
+      assert.ok(inWindow <= 5, `${inWindow} requests within 850 ms of ${start - times[0]} ms: ${times.map((t) => t - times[0]).join(', ')}`);
+    }
+    const elapsed = Date.now() - t0;
+    // 20 starts at 5 per second take at least 3 seconds (the first 5 at once); each replica alone at 5/s would take 1.5.
+    assert.ok(elapsed >= 2900, `20 rated sends took ${elapsed} ms`);
+  });
+
+  it('Redis killed mid-run and started again with its data: sends go on, polling pauses and resumes, nothing lost or twice', async () => {
+    const earlier = polled().length;
+    await redis.kill();
+    // Sends go on while the shared state is down (their events may come uncorrelated).
+    const res = await send('A', '/send', { to: '919812345679', text: 'during the outage', ref: 'outage' });
+    assert.equal(res.status, 200, await res.clone().text());
+    const during = inject(3);
+    await new Promise((r) => setTimeout(r, 3000));
+    assert.equal(polled().length, earlier, 'polling paused: nothing emitted while Redis is down');
+    await redis.start();
+    const after = inject(2);
+    await polledOnce([...during, ...after], 'after the restart with AOF');
+    for (const name of ['A', 'B']) assert.match(replicas[name].log, /shared state store \(Redis at 127\.0\.0\.1:\d+\) cannot be reached/);
+  });
+
+  it('Redis back empty (no persistence): neither replica emits again what it emitted; new SMS come once', async () => {
+    const already = new Set(polled().map((p) => p.message));
+    const count = polled().length;
+    await redis.kill();
+    redis.wipe();
+    await redis.start();
+    await new Promise((r) => setTimeout(r, 4000));
+    assert.equal(polled().length, count, 'nothing emitted again');
+    const fresh = inject(3);
+    await polledOnce(fresh, 'after the loss');
+    for (const p of polled().slice(count)) assert.ok(!already.has(p.message), `${p.message} emitted again`);
+  });
+
+  it('a replica killed while it holds the lease: the other takes over within max(2 intervals, 5 s)', async () => {
+    const holder = polled().at(-1).replica;
+    const survivor = holder === 'A' ? 'B' : 'A';
+    replicas[holder].kill();
+    await replicas[holder].exited;
+    const killedAt = Date.now();
+    const messages = inject(2);
+    await waitFor(() => messages.every((m) => polled().some((p) => p.message === m && p.replica === survivor)), 'the survivor to poll', 20_000);
+    const took = Date.now() - killedAt;
+    console.log(`      (taken over by ${survivor} ${took} ms after ${holder} was killed)`);
+    assert.ok(took < 10_000, `taken over after ${took} ms`);
+    await polledOnce(messages, 'after the takeover');
+    // The killed replica comes back for the next test.
+    await replicas[holder].start();
+  });
+
+  it('a full redeploy leaves the number of Redis connections as it was (CLIENT LIST)', async () => {
+    const before = await redis.clients();
+    assert.ok(before >= 4, `two accounts on each replica: ${before} connections`);
+    const flowsNow = await (await replicas.A.fetch('/flows')).json();
+    const started = replicas.A.log.length;
+    await replicas.A.deploy(flowsNow);
+    await waitFor(() => /Started flows/.test(replicas.A.log.slice(started)), 'the redeployed flows');
+    await waitFor(async () => (await redis.clients()) === before, `the connections back to ${before}`, 10_000).catch(() => undefined);
+    assert.equal(await redis.clients(), before);
+  });
+});
