@@ -6,7 +6,7 @@
 const { spawn } = require('node:child_process');
 const path = require('node:path');
 
-const BENCHES = ['send', 'multipart', 'upload', 'callbacks', 'inbox', 'correlation-memory', 'startup'];
+const BENCHES = ['send', 'multipart', 'send-redis', 'upload', 'callbacks', 'inbox', 'correlation-memory', 'startup'];
 
 function runOne(name, args) {
   return new Promise((resolve) => {

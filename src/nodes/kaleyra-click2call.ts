@@ -30,8 +30,8 @@ export = function register(RED: RED) {
         await report?.failed();
         throw err;
       }
-      // Outside the try: the call is placed, whatever the record's fate (ADR 0003).
-      await report?.sent({ call: result.payload.id });
+      // Outside the try, not waited for: the call is placed, whatever the record's fate (ADR 0003).
+      void report?.sent({ call: result.payload.id });
       return result;
     },
     summary: (placed) => `call ${placed.id}`,

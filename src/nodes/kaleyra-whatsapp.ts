@@ -16,9 +16,10 @@ export = function register(RED: RED) {
         await report?.failed();
         throw err;
       }
-      // Outside the try: once the service accepted, the msg is sent on whatever the record's fate (a
-      // flow that retries failures would send the message twice).
-      await report?.sent(Object.fromEntries(result.payload.map((m: SentMessage) => [m.mobile, m.id])));
+      // Outside the try, and not waited for: once the service accepted, the msg goes on whatever the
+      // record's fate (a flow that retries failures would send the message twice). A callback that comes
+      // before the ids are recorded waits for them (ADR 0001); a failure is warned by the account.
+      void report?.sent(Object.fromEntries(result.payload.map((m: SentMessage) => [m.mobile, m.id])));
       return result;
     },
     summary: (sent) => `sent to ${sent.length}`,
