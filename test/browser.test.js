@@ -481,7 +481,7 @@ describe('editor in Chromium', function () {
     assert.equal(await editor.page.locator('#node-config-input-apiKey').inputValue(), '__PWRD__');
     assert.equal(await editor.marked('#node-config-input-apiKey'), false, 'a saved key counts as given');
     const creds = await (await nr.fetch(`/credentials/kaleyra-config/${ids.config}`)).json();
-    assert.deepEqual(creds, { has_apiKey: true });
+    assert.deepEqual(creds, { has_apiKey: true, has_redisPassword: false });
     await editor.page.locator('#node-config-dialog-cancel').click();
     await editor.waitForDepth(1);
     await editor.page.locator('#node-dialog-cancel').click();
@@ -491,7 +491,7 @@ describe('editor in Chromium', function () {
     await editor.settle();
     const credentialResponses = editor.responses.slice(reloadedAt).filter((r) => r.url.includes(`/credentials/kaleyra-config/${ids.config}`));
     assert.ok(credentialResponses.length > 0, 'the reloaded dialog asked for the credentials');
-    for (const r of credentialResponses) assert.deepEqual(JSON.parse(r.body), { has_apiKey: true });
+    for (const r of credentialResponses) assert.deepEqual(JSON.parse(r.body), { has_apiKey: true, has_redisPassword: false });
     assert.ok(editor.responses.length > 20, `${editor.responses.length} responses recorded`);
     const leaks = [...editor.responses.filter((r) => r.body.includes(KEY)).map((r) => r.url), ...editor.frames.filter((f) => f.includes(KEY))];
     assert.deepEqual(leaks, [], 'the key is in no response and no /comms frame');

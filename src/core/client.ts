@@ -7,16 +7,32 @@ import { FlowControl, type FlowControlOptions } from './flow-control';
 import { withRetry, type RetryOptions } from './retry';
 import { perform, type Call, type CallContext, type Result } from './context';
 import { messageCall, type MessageInput } from './messaging';
-import { inboxCall } from './inbox';
-import { callStatusCall } from './call-status';
-import { clickToCallCall } from './click-to-call';
+import { inboxCall, type InboxQuery } from './inbox';
+import { callStatusCall, type CallStatusInput, type CallStatusMethod } from './call-status';
+import { clickToCallCall, type ClickToCallInput } from './click-to-call';
+
+/**
+ * The base URLs of Kaleyra's public documentation (service-facts.md). The VMN inbox host is not
+ * published: the account's own must be given to read the inbox.
+ */
+export const DEFAULT_BASE_URLS = {
+  messagingUrl: 'https://global.kaleyra.com',
+  vmnUrl: '',
+  obdUrl: 'https://obd.kaleyra.com',
+  voiceUrl: 'https://api-voice.kaleyra.com',
+} as const;
 
 export interface AccountConfig extends TransportOptions {
+  /** The account's api_key: letters and digits, at least 8. */
   apiKey: string;
-  messagingUrl: string;
-  vmnUrl: string;
-  obdUrl: string;
-  voiceUrl: string;
+  /** Base URL of interface A (WhatsApp); default DEFAULT_BASE_URLS.messagingUrl. An empty string disables it. */
+  messagingUrl?: string;
+  /** Base URL of interface B (VMN inbox); no default. */
+  vmnUrl?: string;
+  /** Base URL of interface C (call status); default DEFAULT_BASE_URLS.obdUrl. */
+  obdUrl?: string;
+  /** Base URL of interface D (click-to-call); default DEFAULT_BASE_URLS.voiceUrl. */
+  voiceUrl?: string;
   format?: CallContext['format'];
   flow?: FlowControlOptions;
   /** Retries of reads (inbox, call status). */
@@ -63,9 +79,12 @@ export class KaleyraClient {
   private readonly transport: Transport;
   readonly flow: FlowControl;
 
+  private readonly config: AccountConfig & Record<UrlName, string>;
+
   /** Throws a ConfigError when the settings cannot work (checkAccount). */
-  constructor(private readonly config: AccountConfig) {
-    checkAccount(config);
+  constructor(config: AccountConfig) {
+    this.config = { ...config, ...Object.fromEntries(URL_NAMES.map((n) => [n, config[n] ?? DEFAULT_BASE_URLS[n]])) } as AccountConfig & Record<UrlName, string>;
+    checkAccount(this.config);
     this.transport = new Transport(config);
     this.flow = new FlowControl(config.flow);
   }
@@ -90,18 +109,18 @@ export class KaleyraClient {
     return this.execute('messagingUrl', await messageCall(input, this.config.format), options);
   }
 
-  /** Interface B: reads the VMN inbox. */
-  async readInbox(query: unknown, options?: CallOptions | AbortSignal) {
+  /** Interface B: reads the VMN inbox (filters optional). Values are checked before anything is sent. */
+  async readInbox(query?: InboxQuery, options?: CallOptions | AbortSignal) {
     return this.execute('vmnUrl', inboxCall(query, this.config.format), options);
   }
 
   /** Interface C: the status of outbound calls (`voice.status`, or `voice.groupStatus`). */
-  async callStatus(input: unknown, method?: unknown, options?: CallOptions | AbortSignal) {
+  async callStatus(input: CallStatusInput, method?: CallStatusMethod, options?: CallOptions | AbortSignal) {
     return this.execute('obdUrl', callStatusCall(input, method, this.config.format), options);
   }
 
-  /** Interface D: starts a click-to-call bridge call. */
-  async startClickToCall(input: unknown, options?: CallOptions | AbortSignal) {
+  /** Interface D: starts a click-to-call bridge call; the payload holds its id. */
+  async startClickToCall(input: ClickToCallInput, options?: CallOptions | AbortSignal) {
     return this.execute('voiceUrl', clickToCallCall(input, this.config.format), options);
   }
 

@@ -4,7 +4,7 @@
 // the shutdown order. Nodes register with it and get its status pushed; they never read each other.
 import { buildCallbackUrl } from '../core/click-to-call';
 import type { CallEvent, DeliveryEvent } from '../core/callbacks';
-import { KaleyraClient, type AccountConfig } from '../core/client';
+import { DEFAULT_BASE_URLS, KaleyraClient, type AccountConfig } from '../core/client';
 import { Correlator, newRef } from '../core/correlation';
 import { ConfigError, InputError } from '../core/errors';
 import { escapeControl } from '../core/redact';
@@ -14,12 +14,6 @@ import { localBase, type Endpoint } from './listener';
 import type { Node, RED } from './red';
 import { acquireSimulator, addTrigger, releaseSimulator, removeTrigger, SIMULATOR_KEY } from './simulator-mode';
 
-const DEFAULT_URLS = {
-  messagingUrl: 'https://global.kaleyra.com',
-  vmnUrl: '',
-  obdUrl: 'https://obd.kaleyra.com',
-  voiceUrl: 'https://api-voice.kaleyra.com',
-};
 
 /** Longest wait on close for the messages of the account's nodes; the nodes themselves wait 5 s. */
 export const CLOSE_GRACE_MS = 5_000;
@@ -123,7 +117,7 @@ export class Account implements AccountApi {
       readRetry: { retries },
       sendRetry: { retries },
     };
-    const url = (name: keyof typeof DEFAULT_URLS) => String(config[name] ?? '').trim() || DEFAULT_URLS[name];
+    const url = (name: keyof typeof DEFAULT_BASE_URLS) => String(config[name] ?? '').trim() || DEFAULT_BASE_URLS[name];
     let ready: Promise<KaleyraClient>;
     let stores: { correlation: StateStore; poll: StateStore } | undefined;
     try {

@@ -1,5 +1,6 @@
 // kaleyra-click2call: starts a click-to-call bridge call (interface D); parameters from the node, else
 // from the same keys of msg.payload.
+import type { ClickToCallInput } from '../core/click-to-call';
 import { orMsg, payloadObject, registerAction } from './action';
 import type { RED } from './red';
 
@@ -25,7 +26,7 @@ export = function register(RED: RED) {
       };
       let result;
       try {
-        result = await client.startClickToCall(input, call);
+        result = await client.startClickToCall(input as ClickToCallInput, call); // from a msg: core checks it
       } catch (err) {
         await report?.failed();
         throw err;

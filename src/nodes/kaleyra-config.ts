@@ -1,6 +1,7 @@
 // kaleyra-config: one account. Its runtime is the account hub (./account.ts): the nodes that use the
 // account call the hub's methods on this node (register, client, report, ...) and nothing else of it.
 import { Account } from './account';
+import { installAccountCheck } from './account-check';
 import type { Node, RED } from './red';
 
 export = function register(RED: RED) {
@@ -12,4 +13,5 @@ export = function register(RED: RED) {
   }
 
   RED.nodes.registerType('kaleyra-config', KaleyraConfigNode, { credentials: { apiKey: { type: 'password' }, redisPassword: { type: 'password' } } });
+  installAccountCheck(RED);
 };

@@ -4,6 +4,7 @@
 // holds the lease to poll), and the node's context keeps a snapshot to re-seed a store that lost it.
 import { randomBytes } from 'node:crypto';
 import { KaleyraError } from '../core/errors';
+import type { InboxQuery } from '../core/inbox';
 import { InboxPoller, type PollSnapshot } from '../core/inbox-poll';
 import { escapeControl } from '../core/redact';
 import { orMsg, payloadObject, registerAction, type SetupApi } from './action';
@@ -20,7 +21,7 @@ export = function register(RED: RED) {
       const given = payloadObject(msg);
       const query: Record<string, unknown> = {};
       for (const name of INBOX_FILTERS) query[name] = orMsg(s[name], given[name]);
-      return client.readInbox(query, call);
+      return client.readInbox(query as InboxQuery, call); // from a msg: core checks it
     },
     summary: (records) => `${records.length} record${records.length === 1 ? '' : 's'}`,
     setup: startPolling,
@@ -41,7 +42,7 @@ function startPolling({ node, account, config, evaluate }: SetupApi): void {
   const abort = new AbortController();
   let filters: Record<string, unknown> = {};
   const poller = new InboxPoller(
-    async (page, since) => (await (await account.client()).readInbox({ ...filters, page, fromdate: filters.fromdate ?? since }, abort.signal)).payload,
+    async (page, since) => (await (await account.client()).readInbox({ ...filters, page, fromdate: filters.fromdate ?? since } as InboxQuery, abort.signal)).payload,
     store,
     {
       load: () => new Promise((resolve, reject) => context.get('poll', (err, v) => (err ? reject(err) : resolve(v as PollSnapshot | undefined)))),

@@ -38,6 +38,7 @@ export interface RED {
   };
   util: {
     evaluateNodeProperty(value: string, type: string, node: Node, msg: NodeMessage, callback: (err: Error | null, result: unknown) => void): void;
+    cloneMessage<T extends NodeMessage>(msg: T): T;
   };
   settings: Record<string, unknown>;
   /** Node-RED's HTTP apps (express): httpNode serves flows, httpAdmin the editor and admin API. */

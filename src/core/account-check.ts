@@ -1,0 +1,32 @@
+// "Check account": one harmless read that tells whether an account's key works, before any real send
+// (interface C, spec 4.3 and 5): the status of a call id that cannot exist. The service then answers
+// A416 (no such call) to a key it knows, "key not found" to one it does not, A404 to a suspended account.
+import { randomBytes } from 'node:crypto';
+import type { KaleyraClient } from './client';
+import { ConfigError, ServiceError, TransportError } from './errors';
+
+export type CheckResult = 'works' | 'unknown-key' | 'suspended' | 'service-error' | 'unreachable' | 'config';
+
+export interface AccountCheck {
+  result: CheckResult;
+  /** What the answer means, in plain words (never the key). */
+  message: string;
+}
+
+export async function checkAccountKey(client: KaleyraClient): Promise<AccountCheck> {
+  const id = `kaleyracheck${randomBytes(6).toString('hex')}`;
+  try {
+    await client.callStatus({ id }, 'voice.status');
+    return { result: 'works', message: 'The key works: the service answered a read with it.' };
+  } catch (err) {
+    if (err instanceof ConfigError) return { result: 'config', message: `A setting cannot work: ${err.message}` };
+    if (err instanceof ServiceError) {
+      if (err.code === 'A416') return { result: 'works', message: 'The key works: the service knows it (it answered A416, "no such call", to a call id made up for the check).' };
+      if (err.code === 'A404') return { result: 'suspended', message: 'The account is suspended (A404): the key is known, but the service refuses its requests. Ask Kaleyra.' };
+      if (/key.*not\s*found|invalid.*key/i.test(err.message)) return { result: 'unknown-key', message: `The key does not work: the service does not know it ("${err.message}").` };
+      return { result: 'service-error', message: `The service refused the check with ${err.code}: ${err.message}` };
+    }
+    if (err instanceof TransportError) return { result: 'unreachable', message: `The call status service could not be asked: ${err.message}` };
+    throw err;
+  }
+}
