@@ -165,6 +165,43 @@ describe('the account hub', function () {
     });
   });
 
+  describe('Check account (the config dialog\'s button: an admin endpoint)', () => {
+    const { Simulator } = require('../dist/simulator');
+    let sim;
+    let urls;
+    before(async () => {
+      sim = new Simulator({ keys: { GoodKey12345: 'active', SuspendedKey1: 'suspended' } });
+      urls = await sim.start();
+    });
+    after(() => sim.stop());
+    const check = (body) => helper.request().post('/kaleyra/check-account').send(body).expect(200).then((r) => r.body);
+
+    it('tells a working key, an unknown one, a suspended account and an unreachable service apart, in plain words, never echoing the key', async () => {
+      await loadNode('kaleyra-whatsapp', { from: FROM, to: TO }, { config: { messagingUrl: url }, apiKey: 'GoodKey12345' });
+      const works = await check({ apiKey: 'GoodKey12345', obdUrl: urls.obdUrl });
+      assert.equal(works.result, 'works');
+      assert.match(works.message, /The key works/);
+      const unknown = await check({ apiKey: 'WrongKey12345', obdUrl: urls.obdUrl });
+      assert.equal(unknown.result, 'unknown-key');
+      assert.match(unknown.message, /does not know it/);
+      const suspended = await check({ apiKey: 'SuspendedKey1', obdUrl: urls.obdUrl });
+      assert.deepEqual([suspended.result, /suspended \(A404\)/.test(suspended.message)], ['suspended', true]);
+      const unreachable = await check({ apiKey: 'GoodKey12345', obdUrl: 'http://127.0.0.1:1' });
+      assert.equal(unreachable.result, 'unreachable');
+      assert.match(unreachable.message, /connection refused by 127\.0\.0\.1:1/);
+      const bad = await check({ apiKey: 'bad-key', obdUrl: urls.obdUrl });
+      assert.deepEqual([bad.result, /apiKey: must be/.test(bad.message)], ['config', true]);
+      for (const r of [works, unknown, suspended, unreachable]) assert.ok(!JSON.stringify(r).includes('Key12345') && !JSON.stringify(r).includes('SuspendedKey1'));
+      assert.equal(sim.requests.filter((r) => r.endpoint === 'obd').length, 3, 'one harmless read per check');
+    });
+
+    it('a deployed node\'s saved key is used for "__PWRD__" (what the dialog holds for it); simulator mode works without a key', async () => {
+      await loadNode('kaleyra-whatsapp', { from: FROM, to: TO }, { config: { messagingUrl: url }, apiKey: 'GoodKey12345' });
+      assert.equal((await check({ id: 'cfg', apiKey: '__PWRD__', obdUrl: urls.obdUrl })).result, 'works');
+      assert.equal((await check({ simulator: true })).result, 'works');
+    });
+  });
+
   describe('the layout the hub stands for (DESIGN.md)', () => {
     const src = path.join(__dirname, '..', 'src');
     const files = (dir) => fs.readdirSync(path.join(src, dir)).filter((f) => f.endsWith('.ts')).map((f) => [`${dir}/${f}`, fs.readFileSync(path.join(src, dir, f), 'utf8')]);
@@ -233,6 +270,8 @@ describe('the simulator control routes', function () {
     assert.equal(otherToken.status, 401);
     await new Promise((r) => setTimeout(r, 500));
     assert.equal(service.requests.length, 0, 'nothing was emitted');
+    const check = await nr.fetch('/kaleyra/check-account', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"simulator":true}' });
+    assert.equal(check.status, 401, 'Check account needs the admin permission too');
 
     const login = await nr.fetch('/auth/token', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ client_id: 'node-red-admin', grant_type: 'password', scope: '*', username: 'admin', password: PASSWORD }) });
     const { access_token: token } = await login.json();

@@ -11,6 +11,7 @@ const { Simulator, DEMO_KEY } = require('../dist/simulator');
 const { Correlator, mobileKey, newRef } = require('../dist/core/correlation');
 const { MemoryStore } = require('../dist/core/state-store');
 const { SlowStore } = require('./helpers/slow-store');
+const { withClock } = require('./helpers/clock');
 const { CALLBACK_VARIABLES } = require('../dist/core/click-to-call');
 
 const TOKEN = 'tok123';
@@ -246,16 +247,6 @@ describe('correlation of callbacks with sends', function () {
   describe('Correlator over a state store', () => {
     /** The memory store, asynchronous and copying values in and out as a shared one (Redis) does. */
     const store = () => new SlowStore(new MemoryStore());
-
-    const withClock = async (offsetMs, fn) => {
-      const real = Date.now;
-      Date.now = () => real() + offsetMs;
-      try {
-        return await fn();
-      } finally {
-        Date.now = real;
-      }
-    };
 
     it('mobileKey: +, 00, the country code, spaces and dashes all name the same recipient', () => {
       for (const m of ['919812345678', '+919812345678', '00919812345678', '9812345678', '+91 98123-45678', '0919812345678']) {

@@ -5,17 +5,7 @@
 const assert = require('node:assert/strict');
 const { MemoryStore, prefixed } = require('../dist/core/state-store');
 const { contract } = require('./helpers/store-contract');
-
-/** Runs fn with Date.now moved forward by offsetMs. */
-async function later(offsetMs, fn) {
-  const real = Date.now;
-  Date.now = () => real() + offsetMs;
-  try {
-    return await fn();
-  } finally {
-    Date.now = real;
-  }
-}
+const { withClock: later } = require('./helpers/clock');
 
 describe('state store', () => {
   describe('MemoryStore: the contract', () => contract(() => new MemoryStore()));
