@@ -18,6 +18,7 @@ const { median, num, unspy, sleep, main } = require('./lib/common');
 helper.init(nodeRedMain);
 const httpInNode = fromNodeRed('@node-red/nodes/core/network/21-httpin.js');
 const callbackNode = require('../nodes/kaleyra-callback.js');
+const configNode = require('../nodes/kaleyra-config.js');
 
 const TOKEN = 'bench-token-0123456789';
 const REFS = 500;
@@ -26,7 +27,8 @@ const mobile = (i) => `9197${String(10_000_000 + i).slice(-8)}`;
 
 const FLOW = [
   { id: 't1', type: 'tab', label: 'bench' },
-  { id: 'cb', type: 'kaleyra-callback', z: 't1', path: '/kaleyra/cb', wires: [['cb-out']] },
+  { id: 'acct', type: 'kaleyra-config', name: 'bench account', messagingUrl: 'http://127.0.0.1:9', publicUrl: 'https://public.example' },
+  { id: 'cb', type: 'kaleyra-callback', z: 't1', account: 'acct', path: '/kaleyra/cb', wires: [['cb-out']] },
   { id: 'cb-out', type: 'helper', z: 't1' },
   { id: 'in', type: 'http in', z: 't1', url: '/core/cb', method: 'get', upload: false, swaggerDoc: '', wires: [['res']] },
   { id: 'res', type: 'http response', z: 't1', statusCode: '', headers: {}, wires: [] },
@@ -46,15 +48,17 @@ function load(url, paths, o) {
 async function run(opts = {}) {
   const o = { rounds: 5, duration: 4, connections: 32, log: console.log, ...opts };
   const http = new HttpNode();
-  await helper.load([httpInNode, callbackNode, http.capture], FLOW, { cb: { token: TOKEN } });
+  await helper.load([httpInNode, configNode, callbackNode, http.capture], FLOW, { cb: { token: TOKEN }, acct: { apiKey: 'BenchKey0123456789' } });
   unspy(helper, FLOW.map((n) => n.id));
   const url = await http.start('/');
-  const cb = helper.getNode('cb');
-
-  // Sends tracked under REFS krefs, one recipient each, so every callback finds its record.
+  // Sends tracked under REFS krefs, one recipient each, so every callback finds its record: asked of the
+  // account as a send node that reports to the callback node asks (the bench stands in for that node).
+  const account = helper.getNode('acct');
+  const krefs = [];
   for (let i = 0; i < REFS; i++) {
-    await cb.correlator.track(`ref${i}`, 'message', `order-${i}`);
-    await cb.correlator.identified(`ref${i}`, { [mobile(i)]: `msgid${i}` });
+    const report = await account.report(helper.getNode('cb'), 'cb', 'message', `order-${i}`);
+    krefs.push(new URL(report.url).searchParams.get('kref'));
+    await report.sent({ [mobile(i)]: `msgid${i}` });
   }
   const timestamp = 1_700_000_000;
   const ours = [];
@@ -62,8 +66,8 @@ async function run(opts = {}) {
   for (let i = 0; i < REFS * STATUSES.length; i++) {
     const r = i % REFS;
     const q = `status=${STATUSES[Math.floor(i / REFS)]}&mobile=${mobile(r)}&timestamp=${timestamp + i}`;
-    ours.push(`/kaleyra/cb?token=${TOKEN}&kref=ref${r}&${q}`);
-    core.push(`/core/cb?kref=ref${r}&${q}`);
+    ours.push(`/kaleyra/cb?token=${TOKEN}&kref=${krefs[r]}&${q}`);
+    core.push(`/core/cb?kref=${krefs[r]}&${q}`);
   }
 
   // What the node emits: every event must carry its correlation (the id and ref of the tracked send).

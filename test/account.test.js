@@ -9,7 +9,7 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 const { Recorder } = require('./helpers/recorder');
-const { helper, loadNode, logText, NODE_MODULES, catchNode } = require('./helpers/flow');
+const { helper, loadNode, logText, NODE_MODULES, catchNode, statusKey } = require('./helpers/flow');
 const { statuses, until, warnings } = require('./helpers/http-node');
 const { caughtCode, fromNodeRed } = require('./helpers/node-red');
 const { Correlator } = require('../dist/core/correlation');
@@ -49,7 +49,7 @@ describe('the account hub', function () {
         assert.equal(logged.length, 1, JSON.stringify(logged));
         assert.match(String(logged[0].msg), message);
         assert.ok(!logText().includes(apiKey) || apiKey.length < 8, 'the key is not logged');
-        assert.deepEqual(statuses(helper, 'n1').at(-1), { fill: 'red', shape: 'ring', text: `account unusable: ${setting}` });
+        assert.deepEqual(statuses(helper, 'n1').at(-1), { fill: 'red', shape: 'ring', text: statusKey(`unusable.${setting}`) });
         for (let i = 0; i < 3; i++) {
           const { output, error } = await t.run({ payload: `hello ${i}` });
           assert.equal(output, undefined);
@@ -65,7 +65,7 @@ describe('the account hub', function () {
       const { error } = await t.run({ payload: 'hi' });
       assert.equal(caughtCode(error), 'CONFIG');
       assert.match(error.error.message, /redisUrl: must be a Redis URL such as redis:\/\/127\.0\.0\.1:6379\/0/);
-      assert.deepEqual(statuses(helper, 'n1').at(-1), { fill: 'red', shape: 'ring', text: 'account unusable: redisUrl' });
+      assert.deepEqual(statuses(helper, 'n1').at(-1), { fill: 'red', shape: 'ring', text: statusKey('unusable.redisUrl') });
       assert.ok(!logText().includes('r3dispass') && !logText().includes('GoodKey12345'));
       assert.equal(server.requests.length, 0);
     });

@@ -5,7 +5,7 @@
 const assert = require('node:assert/strict');
 const { Readable } = require('node:stream');
 const request = require('supertest');
-const { helper, NODE_MODULES, catchNode } = require('./helpers/flow');
+const { helper, NODE_MODULES, catchNode, statusKey } = require('./helpers/flow');
 const { HttpNode, warnings, statuses, until } = require('./helpers/http-node');
 const { Recorder } = require('./helpers/recorder');
 
@@ -287,7 +287,7 @@ describe('listener nodes on RED.httpNode', function () {
       await load({});
       for (const id of ['cb', 'vmn']) {
         assert.ok(warnings(helper, id).some((w) => /no token: every request is refused/.test(w)), id);
-        assert.deepEqual(statuses(helper, id).at(-1), { fill: 'red', shape: 'ring', text: 'no token: open the node and deploy' });
+        assert.deepEqual(statuses(helper, id).at(-1), { fill: 'red', shape: 'ring', text: statusKey('noToken') });
       }
       await app().get(`${CB_PATH}?${q(valid)}`).expect(403);
       await app().get(`${CB_PATH}?${q({ ...valid, token: '' })}`).expect(403);

@@ -4,7 +4,7 @@ const { caughtCode, nodeRedVersion } = require('./helpers/node-red');
 // outputs, overrides, Catch errors with codes, statuses, and the api key absent everywhere.
 const assert = require('node:assert/strict');
 const { Recorder } = require('./helpers/recorder');
-const { helper, loadNode, logText } = require('./helpers/flow');
+const { helper, loadNode, logText, statusKey } = require('./helpers/flow');
 
 const KEY = 'TESTKEY0123456789abcdef';
 
@@ -152,7 +152,7 @@ describe('action nodes in the Node-RED runtime', function () {
       assert.equal(caughtCode(error), 'CONFIG');
       assert.match(error.error.message, /apiKey: is missing/);
       assert.equal(server.requests.length, 0);
-      assert.deepEqual(await t.finalStatus(), { fill: 'red', shape: 'ring', text: 'no api key' });
+      assert.deepEqual(await t.finalStatus(), { fill: 'red', shape: 'ring', text: statusKey('noApiKey') });
     });
 
     it('sends a document from msg.file and msg.filename', async () => {

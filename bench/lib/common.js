@@ -84,7 +84,8 @@ function main(name, run) {
     .then((r) => result(name, r.rows))
     .catch((err) => {
       console.error(err);
-      process.exitCode = 1;
+      // A failed benchmark may leave servers and runtimes open: end the process, so run-all.js goes on.
+      process.exit(1);
     });
 }
 

@@ -11,7 +11,7 @@ import { escapeControl } from '../core/redact';
 import type { RedisStore } from '../core/redis-store';
 import { MemoryStore, prefixed, type StateStore } from '../core/state-store';
 import { localBase, type Endpoint } from './listener';
-import type { Node, RED } from './red';
+import { statusText, type Node, type RED } from './red';
 import { acquireSimulator, addTrigger, releaseSimulator, removeTrigger, SIMULATOR_KEY } from './simulator-mode';
 
 
@@ -220,7 +220,7 @@ export class Account implements AccountApi {
     const queued = flow?.queued ?? 0;
     const inFlight = flow?.inFlight ?? 0;
     let problem: string | undefined;
-    if (this.problem) problem = this.problem.setting === 'apiKey' && !this.node.credentials?.apiKey ? 'no api key' : `account unusable: ${this.problem.setting}`;
+    if (this.problem) problem = statusText(this.problem.setting === 'apiKey' && !this.node.credentials?.apiKey ? 'noApiKey' : `unusable.${this.problem.setting}`);
     return { problem, queued, inFlight, rateLimited: !!flow?.rateLimited, stateDown: this.stateDown };
   }
 

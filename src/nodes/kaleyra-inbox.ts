@@ -8,7 +8,7 @@ import type { InboxQuery } from '../core/inbox';
 import { InboxPoller, type PollSnapshot } from '../core/inbox-poll';
 import { escapeControl } from '../core/redact';
 import { orMsg, payloadObject, registerAction, type SetupApi } from './action';
-import type { RED } from './red';
+import { statusText, type RED } from './red';
 
 const INBOX_FILTERS = ['number', 'keyword', 'mobile', 'fromdate', 'todate', 'limit', 'page'] as const;
 const SERVICE_PAGE_SIZE = 50; // spec 8: the inbox's default page size
@@ -58,7 +58,7 @@ function startPolling({ node, account, config, evaluate }: SetupApi): void {
     if (running || Date.now() < nextPoll) return; // the previous poll is still reading, or not due
     running = (async () => {
       if (!(await store.lease('lease', owner, leaseMs))) {
-        if (!standby) node.status({ fill: 'grey', shape: 'ring', text: 'standby: another Node-RED polls' });
+        if (!standby) node.status({ fill: 'grey', shape: 'ring', text: statusText('standby') });
         standby = true;
         return;
       }
@@ -82,7 +82,7 @@ function startPolling({ node, account, config, evaluate }: SetupApi): void {
         if (!paused) node.warn(`polling paused: the state store failed (${escapeControl(err.message)}); it resumes by itself`);
         paused = true;
         nextPoll = 0;
-        node.status({ fill: 'yellow', shape: 'ring', text: 'state store down: polling paused' });
+        node.status({ fill: 'yellow', shape: 'ring', text: statusText('pollingPaused') });
       })
       .finally(() => (running = undefined));
   };

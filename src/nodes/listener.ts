@@ -5,7 +5,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { KaleyraError } from '../core/errors';
 import { shadows, type Params } from '../core/callbacks';
-import type { Node, NodeMessage, RED } from './red';
+import { statusText, type Node, type NodeMessage, type RED } from './red';
 
 /** Callbacks are a few short parameters; anything larger is not one. */
 export const BODY_LIMIT = 16 * 1024;
@@ -136,12 +136,12 @@ export function listen(RED: RED, node: Node, config: Record<string, unknown>, ac
 
   if (!app || RED.settings.httpNodeRoot === false) {
     node.warn('Node-RED serves no HTTP nodes (httpNodeRoot is false): this listener cannot receive anything');
-    node.status({ fill: 'red', shape: 'ring', text: 'no HTTP nodes (httpNodeRoot)' });
+    node.status({ fill: 'red', shape: 'ring', text: statusText('noHttpNodes') });
     return endpoint;
   }
   if (!token && !open) {
     node.warn('no token: every request is refused (403); open the node (a token is generated) and deploy, or tick "accept requests without a token"');
-    node.status({ fill: 'red', shape: 'ring', text: 'no token: open the node and deploy' });
+    node.status({ fill: 'red', shape: 'ring', text: statusText('noToken') });
   } else if (open) {
     node.warn('accepting requests without a token, as set: protect this path yourself');
   }

@@ -90,4 +90,7 @@ function logText() {
     .join('\n');
 }
 
-module.exports = { helper, loadNode, logText, NODE_MODULES, catchNode };
+/** A status text the nodes send as a key of kaleyra-config's catalog (the editor shows it translated). */
+const statusKey = (key) => `@flowcomms/node-red-kaleyra/kaleyra-config:kaleyra-config.status.${key}`;
+
+module.exports = { helper, loadNode, logText, NODE_MODULES, catchNode, statusKey };
