@@ -180,7 +180,7 @@ describe('the account hub', function () {
       await loadNode('kaleyra-whatsapp', { from: FROM, to: TO }, { config: { messagingUrl: url }, apiKey: 'GoodKey12345' });
       const works = await check({ apiKey: 'GoodKey12345', obdUrl: urls.obdUrl });
       assert.equal(works.result, 'works');
-      assert.match(works.message, /The key works/);
+      assert.match(works.message, /The service knows the key/);
       const unknown = await check({ apiKey: 'WrongKey12345', obdUrl: urls.obdUrl });
       assert.equal(unknown.result, 'unknown-key');
       assert.match(unknown.message, /does not know it/);

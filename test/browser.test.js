@@ -80,6 +80,10 @@ describe('editor in Chromium', function () {
       console.log(`      (skipped: ${found.skip})`);
       this.skip();
     }
+    // Screenshots for the README show a dialog in Japanese: with a Japanese font (tests read the DOM, not pixels).
+    if (process.env.UPDATE_SCREENSHOTS && !require('node:child_process').spawnSync('fc-list', [':lang=ja'], { encoding: 'utf8' }).stdout?.trim()) {
+      await require('./helpers/apt').aptInstall(['fonts-ipafont-gothic']);
+    }
     const { chromium } = require('playwright-core');
     recorder = new Recorder();
     await recorder.start();
@@ -194,6 +198,15 @@ describe('editor in Chromium', function () {
     await screenshot('kaleyra-config');
     // For the rest of the tests the account's services are the local recorder.
     for (const prop of ['messagingUrl', 'vmnUrl', 'obdUrl', 'voiceUrl']) await editor.type(`#node-config-input-${prop}`, recorder.url);
+    // Check account: one harmless read with what is typed, before any deploy; the answer in plain words.
+    const reads = recorder.requests.length;
+    await editor.page.locator('#kaleyra-config-check').click();
+    await editor.page.locator('#kaleyra-config-check-result .kaleyra-config-check-works').waitFor();
+    assert.match(await editor.page.locator('#kaleyra-config-check-result').textContent(), /Works\. The service answered a read made with this key/);
+    assert.equal(recorder.requests.length, reads + 1);
+    assert.equal(recorder.last.query.api_key, KEY, 'the typed key, not deployed yet');
+    assert.equal(recorder.last.query.method, 'voice.status');
+    await screenshot('kaleyra-config-check');
     await editor.done();
     ids.config = await editor.page.locator('#node-input-account').inputValue();
     assert.equal(await editor.evaluate((id) => RED.nodes.node(id)?.type, ids.config), 'kaleyra-config');
@@ -550,6 +563,39 @@ describe('editor in Chromium', function () {
       assert.deepEqual(result.invalid, [], `${file}: invalid nodes`);
     }
     noErrors();
+  });
+
+  it('speaks Japanese in a Japanese browser: the whatsapp dialog, and a status the runtime sends as a catalog key (screenshot)', async () => {
+    const ja = JSON.parse(fs.readFileSync(path.join(ROOT, 'nodes', 'locales', 'ja', 'kaleyra-whatsapp.json'), 'utf8'))['kaleyra-whatsapp'];
+    const jaConfig = JSON.parse(fs.readFileSync(path.join(ROOT, 'nodes', 'locales', 'ja', 'kaleyra-config.json'), 'utf8'))['kaleyra-config'];
+    const context = await browser.newContext({ locale: 'ja-JP', viewport: { width: 1400, height: 1000 } });
+    try {
+      const jaEditor = new EditorPage(await context.newPage(), nr.url);
+      await jaEditor.open('kaleyra-vmn-in');
+      await jaEditor.openDialog(ids.whatsapp);
+      assert.equal((await jaEditor.page.locator('label[for="node-input-from"] span').textContent()).trim(), ja.label.from);
+      assert.equal((await jaEditor.page.locator('label[for="node-input-account"] span').textContent()).trim(), ja.label.account);
+      await jaEditor.evaluate(() => document.activeElement?.blur());
+      await jaEditor.tray().screenshot({ path: path.join(IMAGES, 'kaleyra-whatsapp-dialog-ja.png') });
+      await jaEditor.page.locator('#node-dialog-cancel').click();
+      await jaEditor.waitForDepth(0);
+      // A vmn in without a token (as imported), deployed: its status, sent as a key, shows in Japanese.
+      await jaEditor.evaluate(() => {
+        RED.nodes.import([{ id: 'ja-vmn', type: 'kaleyra-vmn-in', z: RED.workspaces.active(), path: '/kaleyra/ja', x: 700, y: 600, wires: [[]] }]);
+        RED.nodes.dirty(true);
+        RED.view.redraw(true);
+      });
+      await jaEditor.deploy();
+      await jaEditor.page.waitForFunction((text) => [...document.querySelectorAll('.red-ui-flow-node-status-label')].some((l) => l.textContent === text), jaConfig.status.noToken, { timeout: 15_000 });
+      await jaEditor.evaluate(() => {
+        RED.nodes.remove('ja-vmn');
+        RED.nodes.dirty(true);
+        RED.view.redraw(true);
+      });
+      await jaEditor.deploy();
+    } finally {
+      await context.close();
+    }
   });
 });
 

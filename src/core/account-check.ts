@@ -17,11 +17,11 @@ export async function checkAccountKey(client: KaleyraClient): Promise<AccountChe
   const id = `kaleyracheck${randomBytes(6).toString('hex')}`;
   try {
     await client.callStatus({ id }, 'voice.status');
-    return { result: 'works', message: 'The key works: the service answered a read with it.' };
+    return { result: 'works', message: 'The service answered a read made with this key.' };
   } catch (err) {
     if (err instanceof ConfigError) return { result: 'config', message: `A setting cannot work: ${err.message}` };
     if (err instanceof ServiceError) {
-      if (err.code === 'A416') return { result: 'works', message: 'The key works: the service knows it (it answered A416, "no such call", to a call id made up for the check).' };
+      if (err.code === 'A416') return { result: 'works', message: 'The service knows the key: it answered A416 ("no such call") to a call id made up for the check.' };
       if (err.code === 'A404') return { result: 'suspended', message: 'The account is suspended (A404): the key is known, but the service refuses its requests. Ask Kaleyra.' };
       if (/key.*not\s*found|invalid.*key/i.test(err.message)) return { result: 'unknown-key', message: `The key does not work: the service does not know it ("${err.message}").` };
       return { result: 'service-error', message: `The service refused the check with ${err.code}: ${err.message}` };

@@ -1,6 +1,6 @@
 'use strict';
 // What the README's screenshots show depends on: the editor files (nodes/*.html), their en-US strings
-// and the demo flow. One hash of them all, kept in docs/images/manifest.json when the images are made.
+// (and the Japanese ones of the dialog shown in Japanese) and the demo flow. One hash of them all, kept in docs/images/manifest.json when the images are made.
 const crypto = require('node:crypto');
 const fs = require('node:fs');
 const path = require('node:path');
@@ -10,7 +10,7 @@ const ROOT = path.join(__dirname, '..', '..');
 function imageInputsHash() {
   const files = [
     ...fs.readdirSync(path.join(ROOT, 'nodes')).filter((f) => f.endsWith('.html')).map((f) => path.join('nodes', f)),
-    ...fs.readdirSync(path.join(ROOT, 'nodes', 'locales', 'en-US')).filter((f) => f.endsWith('.json')).map((f) => path.join('nodes', 'locales', 'en-US', f)),
+    ...['en-US', 'ja'].flatMap((lang) => fs.readdirSync(path.join(ROOT, 'nodes', 'locales', lang)).filter((f) => f.endsWith('.json')).map((f) => path.join('nodes', 'locales', lang, f))),
     path.join('examples', 'demo.json'),
   ].sort();
   const hash = crypto.createHash('sha256');
