@@ -161,6 +161,21 @@ describe('call-status watch', function () {
       assert.equal(t.errors.length, 0);
     });
 
+    it('a redeploy ends every watch: no read after it, nothing left running', async () => {
+      sim ??= new Simulator();
+      urls ??= await sim.start();
+      const call = sim.addCall({ id: '1700000001.7-1', mobile: '9812345678', status: 'INPROGRESS' });
+      const t = await loadNode('kaleyra-call-status', { watch: true, watchInterval: 2 }, { config: { ...urls }, apiKey: DEMO_KEY });
+      const reads = () => sim.requests.filter((r) => r.endpoint === 'obd' && r.fields.id === call.id).length;
+      t.node.receive({ payload: call.id });
+      await until(() => reads() >= 2, 'a first watch read', 10_000);
+      const flows = await helper._redNodes.getFlows();
+      await helper.setFlows(flows.flows, 'full', { cfg: { apiKey: DEMO_KEY } });
+      const after = reads();
+      await new Promise((r) => setTimeout(r, 4500));
+      assert.equal(reads(), after, 'no read after the redeploy');
+    });
+
     it('1,000 calls watched at once stay within the account\'s rate limit (250/s), groups read together', async () => {
       sim ??= new Simulator();
       urls ??= await sim.start();

@@ -204,6 +204,23 @@ describe('inbox polling', function () {
       assert.equal((await cursor(emptied)).floor, at(100));
     });
 
+    it('a replica that did not poll (no lease) keeps up with the shared cursor: taking over after a loss, it emits nothing again', async () => {
+      const inbox = new FakeInbox(10);
+      const shared = new SlowStore(new MemoryStore());
+      const leader = poller(inbox, { store: shared });
+      const follower = poller(inbox, { store: shared });
+      inbox.add(rec(0, 'a'), rec(50, 'b'), rec(100, 'c'));
+      assert.deepEqual(await poll(leader, 10), ['a', 'b', 'c']);
+      await follower.observe();
+      assert.equal(follower.local.state.watermark, at(100));
+      // Redis back empty; the follower takes the lease and polls first.
+      const emptied = poller(inbox, { store: new SlowStore(new MemoryStore()), local: follower.local });
+      inbox.add(rec(101, 'd'));
+      assert.deepEqual(await poll(emptied, 10), ['d']);
+      // Without observing, a follower knows nothing and would start over: that is what observe() prevents.
+      assert.equal((await poll(poller(inbox, { store: new SlowStore(new MemoryStore()) }), 10)).length, 4);
+    });
+
     it('two replicas polling one shared store, each poll interleaved with the other: every record is emitted once in all', async () => {
       const inbox = new FakeInbox(4);
       const store = new SlowStore(new MemoryStore());

@@ -219,15 +219,18 @@ describe('scale-out: two Node-RED replicas on one Redis', function () {
     const survivor = holder === 'A' ? 'B' : 'A';
     replicas[holder].kill();
     await replicas[holder].exited;
-    const killedAt = Date.now();
-    const messages = inject(2);
-    await waitFor(() => messages.every((m) => polled().some((p) => p.message === m && p.replica === survivor)), 'the survivor to poll', 20_000);
-    const took = Date.now() - killedAt;
-    console.log(`      (taken over by ${survivor} ${took} ms after ${holder} was killed)`);
-    assert.ok(took < 10_000, `taken over after ${took} ms`);
-    await polledOnce(messages, 'after the takeover');
-    // The killed replica comes back for the next test.
-    await replicas[holder].start();
+    try {
+      const killedAt = Date.now();
+      const messages = inject(2);
+      await waitFor(() => messages.every((m) => polled().some((p) => p.message === m && p.replica === survivor)), 'the survivor to poll', 20_000);
+      const took = Date.now() - killedAt;
+      console.log(`      (taken over by ${survivor} ${took} ms after ${holder} was killed)`);
+      assert.ok(took < 10_000, `taken over after ${took} ms`);
+      await polledOnce(messages, 'after the takeover');
+    } finally {
+      // The killed replica comes back for the next test.
+      await replicas[holder].start();
+    }
   });
 
   it('a full redeploy leaves the number of Redis connections as it was (CLIENT LIST)', async () => {

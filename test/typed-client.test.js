@@ -12,7 +12,6 @@ const run = require('node:util').promisify(execFile);
 const { Simulator, DEMO_KEY } = require('../dist/simulator');
 const { NodeRedProcess } = require('./helpers/node-red-process');
 const { Recorder } = require('./helpers/recorder');
-const { nodeRedVersion } = require('./helpers/node-red');
 const { ROOT, waitFor } = require('./helpers/started-node-red');
 
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
@@ -111,11 +110,8 @@ describe('the typed client, packed and installed as users get it', function () {
     nr.env.COLLECTOR = `${collector.url}/result`;
     nr.userDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kaleyra-function-node-'));
     // The user directory of a real install: package.json lists the package, node_modules holds it (the
-    // consumer project's install above, tarball and dependencies). Node-RED 3.x kept these modules in
-    // userDir/externalModules; 4 and later in the user directory itself.
-    const major = Number(nodeRedVersion.split('.')[0]);
-    const home = major >= 4 ? nr.userDir : path.join(nr.userDir, 'externalModules');
-    fs.mkdirSync(home, { recursive: true });
+    // consumer project's install above, tarball and dependencies). Node-RED 3 and later look there.
+    const home = nr.userDir;
     fs.writeFileSync(path.join(home, 'package.json'), JSON.stringify({ name: 'node-red-project', private: true, dependencies: { '@flowcomms/node-red-kaleyra': `file:${tarball}` } }));
     fs.cpSync(path.join(dir, 'node_modules'), path.join(home, 'node_modules'), { recursive: true, dereference: false });
     try {

@@ -95,6 +95,23 @@ export class InboxPoller {
   }
 
   /**
+   * For a replica that does not hold the lease: keeps its snapshot up with the shared cursor, so that if the
+   * store later loses its contents, this replica too knows how far records were handed on. A cursor of
+   * another epoch that no one has re-seeded yet is not taken: the loss must still be noticed.
+   */
+  async observe(): Promise<void> {
+    this.snapshot ??= (await this.local.load()) ?? { recent: [] };
+    const epoch = await this.store.epoch();
+    const cursor = (await this.store.get('cursor')) as Cursor | undefined;
+    if (!cursor?.watermark) return;
+    const snap = this.snapshot;
+    if (snap.epoch !== undefined && snap.epoch !== epoch && !cursor.floor) return;
+    if (later(snap.watermark, cursor.watermark) === snap.watermark && snap.epoch === epoch) return;
+    this.snapshot = { watermark: later(snap.watermark, cursor.watermark), recent: snap.recent, epoch };
+    await this.local.save(this.snapshot);
+  }
+
+  /**
    * Runs one poll; `emit` receives each page's new records as they arrive. `pageSize` is the `limit`
    * the pages are read with: a shorter page is the last. Returns how many records were new.
    */

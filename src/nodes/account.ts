@@ -288,8 +288,18 @@ export class Account implements AccountApi {
     return prefixed(this.stores.poll, `${nodeId}:`);
   }
 
-  /** Correlates a callback-in node's event with the send it belongs to (by the ref in its URL). */
-  async correlate(event: DeliveryEvent | CallEvent, ref: string): Promise<DeliveryEvent | CallEvent> {
+  /**
+   * Correlates a callback-in node's event with the send it belongs to (by the ref in its URL). When the
+   * store fails, the event still goes out, uncorrelated (and the node warns once).
+   */
+  correlate(node: Node, event: DeliveryEvent | CallEvent, ref: string): Promise<DeliveryEvent | CallEvent> {
+    return this.correlated(event, ref).then(
+      (e) => (this.stateUsed(node), e),
+      (err: unknown) => (this.stateUsed(node, err, ' for a callback'), event),
+    );
+  }
+
+  private async correlated(event: DeliveryEvent | CallEvent, ref: string): Promise<DeliveryEvent | CallEvent> {
     const correlator = this.correlation();
     if (event.event === 'delivery') {
       const c = await correlator.delivery(ref, event.mobile, event.status);
@@ -340,12 +350,12 @@ export function bindListener(node: Node, account: AccountApi | null, kind: 'call
 }
 
 /**
- * Correlates an event received by callback-in node `nodeId` through its own account, or else the
+ * Correlates an event received by callback-in `node` through its own account, or else the
  * account whose sends report to it. Without either, or without a ref, the event is left as it is.
  */
-export function correlate(nodeId: string, event: DeliveryEvent | CallEvent, ref: string | undefined): Promise<DeliveryEvent | CallEvent> {
-  const account = listeners.get(nodeId)?.account ?? adopted.get(nodeId);
-  return ref && account ? account.correlate(event, ref) : Promise.resolve(event);
+export function correlate(node: Node, event: DeliveryEvent | CallEvent, ref: string | undefined): Promise<DeliveryEvent | CallEvent> {
+  const account = listeners.get(node.id)?.account ?? adopted.get(node.id);
+  return ref && account ? account.correlate(node, event, ref) : Promise.resolve(event);
 }
 
 /** The account of a node's `account` setting, when that is a deployed kaleyra-config node. */

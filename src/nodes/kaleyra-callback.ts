@@ -12,7 +12,7 @@ export = function register(RED: RED) {
     const node = this;
     const endpoint = listen(RED, node, config, (params) => {
       const event = parseCallback(params);
-      return correlate(node.id, event, params.kref).then((payload) => ({ payload, topic: payload.event }));
+      return correlate(node, event, params.kref).then((payload) => ({ payload, topic: payload.event }));
     });
     bindListener(node, accountOf(RED, config.account), 'callback', endpoint);
   }

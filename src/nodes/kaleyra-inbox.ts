@@ -60,6 +60,7 @@ function startPolling({ node, account, config, evaluate }: SetupApi): void {
       if (!(await store.lease('lease', owner, leaseMs))) {
         if (!standby) node.status({ fill: 'grey', shape: 'ring', text: statusText('standby') });
         standby = true;
+        await poller.observe(); // how far the polling replica has got, should this one take over
         return;
       }
       standby = false;
