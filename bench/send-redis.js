@@ -61,9 +61,11 @@ async function run(opts = {}) {
     const keys = Number(/:(\d+)/.exec(await redis.command('DBSIZE'))[1]);
     if (keys < o.warmup) throw new Error(`the Redis account recorded ${keys} keys for ${o.warmup} sends: correlation is not on`);
     o.log(`send-redis: correlation on: ${num(keys)} Redis keys after the warm-up`);
+    // --only redis (or memory): one of the two, to profile it with node --cpu-prof.
+    const names = o.only ? [o.only] : STORES;
     for (let r = 0; r < o.rounds; r++) {
       const line = [];
-      for (const s of williams(STORES.length, r).map((k) => STORES[k])) {
+      for (const s of williams(names.length, r).map((k) => names[k])) {
         global.gc?.();
         await sleep(100);
         const c0 = process.cpuUsage();

@@ -390,6 +390,22 @@ describe('correlation of callbacks with sends', function () {
       assert.equal(r.known, true);
     });
 
+    it('on a shared store the record is written while the request goes out: a callback at another replica that comes first looks again, for a moment', async () => {
+      const shared = store();
+      const sender = new Correlator(shared);
+      const receiver = new Correlator(shared);
+      const ref = newRef();
+      const early = receiver.delivery(ref, '919812345678', 'SENT'); // before the record exists
+      await new Promise((r) => setTimeout(r, 50));
+      await sender.track(ref, 'message', 'written-late');
+      await sender.identified(ref, { '919812345678': 'id-late' });
+      assert.deepEqual(await early, { id: 'id-late', userRef: 'written-late', state: 'SENT', late: false, known: true });
+      // A ref no one records is given up after that moment (under a second), uncorrelated.
+      const t0 = Date.now();
+      assert.equal((await receiver.delivery(newRef(), '919812345678', 'SENT')).known, false);
+      assert.ok(Date.now() - t0 < 1500);
+    });
+
     it('an unknown status sits between SENT and DELIVERED', async () => {
       const c = new Correlator(store());
       const ref = newRef();

@@ -94,6 +94,20 @@ export class Correlator {
     return this.store.get(recordKey(ref)) as Promise<SentRecord | undefined>;
   }
 
+  /**
+   * The record of a ref a callback carries. On a shared store the sender writes it while its request goes
+   * out: a callback that finds none looks again for a moment before it is taken as unknown.
+   */
+  private async find(ref: string): Promise<SentRecord | undefined> {
+    let rec = await this.load(ref);
+    if (rec || !this.store.shared || this.unanswered.has(ref)) return rec;
+    for (const pause of [20, 60, 200, 500]) {
+      await new Promise((resolve) => setTimeout(resolve, pause));
+      if ((rec = await this.load(ref))) break;
+    }
+    return rec;
+  }
+
   /** Records a send before it goes out, so even a very early callback finds it. */
   track(ref: string, kind: SentRecord['kind'], userRef?: unknown, custom?: string): Promise<void> {
     let settle!: () => void;
@@ -160,7 +174,7 @@ export class Correlator {
   /** Applies one delivery status for one recipient; the state only moves forward. */
   delivery(ref: string, mobile: string, status: string): Promise<DeliveryCorrelation> {
     return this.serial(ref, async () => {
-      const rec = await this.answered(ref, await this.load(ref));
+      const rec = await this.answered(ref, await this.find(ref));
       if (!rec) return { state: status, late: false, known: false };
       const who = mobileKey(mobile);
       const kept = await this.store.advance(stateKey(ref, who), rank(status), status, this.ttlMs);
@@ -172,7 +186,7 @@ export class Correlator {
   /** What was recorded for a call's ref. */
   call(ref: string): Promise<{ id?: string; userRef?: unknown; custom?: string; known: boolean }> {
     return this.serial(ref, async () => {
-      const rec = await this.answered(ref, await this.load(ref));
+      const rec = await this.answered(ref, await this.find(ref));
       return rec ? { id: rec.ids.call, userRef: rec.userRef, custom: rec.custom, known: true } : { known: false };
     });
   }

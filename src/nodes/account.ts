@@ -273,14 +273,18 @@ export class Account implements AccountApi {
     const url = kind === 'call' ? buildCallbackUrl(local) : local;
     const correlator = this.correlation();
     // The send goes on even when its record cannot be written: correlation is lost, not the message.
-    const tracked = await correlator.track(ref, kind, userRef, typeof custom === 'string' ? custom : undefined).then(
+    const tracked = correlator.track(ref, kind, userRef, typeof custom === 'string' ? custom : undefined).then(
       () => true,
       (err: unknown) => (this.stateUsed(node, err, ' before a send'), false),
     );
+    // A store in this process has the record at once; a shared one (Redis) is written while the request
+    // goes out, since no callback can come before the service has it (and one that finds no record yet
+    // looks again for a moment: ADR 0004).
+    if (!this.stores.correlation.shared) await tracked;
     return {
       url,
-      sent: (ids) => (tracked ? correlator.identified(ref, ids).then(() => this.stateUsed(node), (err: unknown) => this.stateUsed(node, err, ' after the service accepted a send')) : Promise.resolve()),
-      failed: () => (tracked ? correlator.forget(ref).catch(() => undefined) : Promise.resolve()),
+      sent: (ids) => tracked.then((ok) => (ok ? correlator.identified(ref, ids).then(() => this.stateUsed(node), (err: unknown) => this.stateUsed(node, err, ' after the service accepted a send')) : undefined)),
+      failed: () => tracked.then((ok) => (ok ? correlator.forget(ref).catch(() => undefined) : undefined)),
     };
   }
 
