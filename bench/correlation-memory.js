@@ -7,14 +7,14 @@
 if (require.main === module) require('./lib/common').exposeGc(__filename);
 
 const { Correlator, newRef } = require('../dist/core/correlation');
-const { MemoryStore, prefixed } = require('../dist/core/state-store');
+const { MemoryStore } = require('../dist/core/state-store');
 const { MEMORY_LIMITS } = require('../dist/nodes/account');
 const { main, mb, num } = require('./lib/common');
 
 async function run(opts = {}) {
   const o = { sends: 1_000_000, every: 100_000, log: console.log, ...opts };
   const store = new MemoryStore({ maxEntries: MEMORY_LIMITS.correlationEntries });
-  const correlator = new Correlator(prefixed(store, 'corr:'));
+  const correlator = new Correlator(store); // as the account uses its memory store
   const heap = () => {
     global.gc?.();
     return process.memoryUsage().heapUsed;

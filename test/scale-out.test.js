@@ -152,6 +152,22 @@ describe('scale-out: two Node-RED replicas on one Redis', function () {
     }
   });
 
+  it("the account's keys in Redis are those ADR 0004 lists, each prefixed once", async () => {
+    const { createClient } = require('@redis/client');
+    const client = createClient({ url: redis.url });
+    await client.connect();
+    try {
+      const prefix = 'kaleyra:{acct}:';
+      const keys = (await client.keys(`${prefix}*`)).map((k) => k.slice(prefix.length));
+      const listed = /^(corr:r:[\w-]+|corr:s:[\w-]+:[^:]+|poll:poll:(cursor|lease|rec:[\w-]+)|rate|epoch)$/;
+      assert.deepEqual(keys.filter((k) => !listed.test(k)), [], 'keys not laid out as ADR 0004 says');
+      assert.ok(keys.some((k) => k.startsWith('corr:r:')), "a send's record");
+      assert.ok(keys.some((k) => k.startsWith('corr:s:')), 'a delivery state');
+    } finally {
+      await client.close();
+    }
+  });
+
   it('N SMS are emitted exactly once across both replicas while both poll, by one replica at a time', async () => {
     const messages = [];
     for (let round = 0; round < 5; round++) {

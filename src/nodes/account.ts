@@ -248,7 +248,8 @@ export class Account implements AccountApi {
   }
 
   private correlation(): Correlator {
-    return (this.correlator ??= new Correlator(prefixed(this.stores.correlation, 'corr:')));
+    // stores.correlation is already the account's share for correlation (its own map, or corr: on Redis).
+    return (this.correlator ??= new Correlator(this.stores.correlation));
   }
 
   /** The state store failed (or works again): one warning on the node concerned, and a status push. */
