@@ -47,13 +47,18 @@ function run(target) {
     const [cmd, args] = target.node ? [npx, ['-y', '-p', `node@${target.node}`, 'node', ...mochaArgs]] : [process.execPath, mochaArgs];
     const child = spawn(cmd, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'inherit'] });
     let tail = '';
+    let line = '';
+    const failures = [];
     child.stdout.on('data', (chunk) => {
       process.stdout.write(chunk);
       tail = (tail + chunk).slice(-4000);
+      const lines = (line + chunk).split('\n');
+      line = lines.pop();
+      for (const l of lines) if (l.startsWith('mocha: failed: ')) failures.push(l.slice('mocha: failed: '.length));
     });
     child.on('close', (code) => {
       const m = /mocha: (\d+) passed, (\d+) failed, (\d+) skipped/.exec(tail);
-      resolve({ target, version, code, passed: m ? +m[1] : 0, failed: m ? +m[2] : 0, skipped: m ? +m[3] : 0, summary: !!m });
+      resolve({ target, version, code, failures, passed: m ? +m[1] : 0, failed: m ? +m[2] : 0, skipped: m ? +m[3] : 0, summary: !!m });
     });
   });
 }
@@ -65,12 +70,13 @@ function run(target) {
       results.push(await run(target));
     } catch (err) {
       console.error(`matrix: ${target.label}: ${err.message}`);
-      results.push({ target, version: '?', code: 1, passed: 0, failed: 0, skipped: 0, summary: false });
+      results.push({ target, version: '?', code: 1, failures: [], passed: 0, failed: 0, skipped: 0, summary: false });
     }
   }
   console.log('\nmatrix results:');
   for (const r of results) {
     console.log(`  ${r.target.label} (node-red ${r.version}): ${r.passed} passed, ${r.failed} failed, ${r.skipped} skipped${r.code !== 0 ? ` (exit ${r.code})` : ''}`);
+    for (const f of r.failures) console.log(`    failed: ${f}`);
   }
   const sum = (k) => results.reduce((n, r) => n + r[k], 0);
   const ok = results.length > 0 && results.every((r) => r.code === 0 && r.summary);

@@ -156,9 +156,13 @@ class EditorPage {
     await this.page.mouse.up();
   }
 
-  /** Opens a node's edit dialog by double-clicking it; resolves once its form is built. */
+  /**
+   * Opens a node's edit dialog by double-clicking it; resolves once its form is built. The clicks are paced
+   * as a hand's are: the editor opens the dialog only when the two mousedowns are 1 to 650 ms apart
+   * (clickElapsed > 0), and Playwright's undelayed double-click can put both in the same millisecond.
+   */
   async openDialog(id) {
-    await this.shape(id).dblclick();
+    await this.shape(id).dblclick({ delay: 40 });
     await this.waitForTray(1);
   }
 

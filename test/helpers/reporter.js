@@ -1,12 +1,17 @@
 'use strict';
-// Mocha's spec reporter, plus one closing line in the plain form CI reads: "mocha: N passed, N failed, N skipped".
+// Mocha's spec reporter, plus closing lines in the plain form CI reads: one "mocha: failed: <title>" per
+// failed test (test/matrix.js repeats them under its results, where a CI log's tail shows them), then
+// "mocha: N passed, N failed, N skipped".
 const { reporters, Runner } = require('mocha');
 
 class SpecWithSummary extends reporters.Spec {
   constructor(runner, options) {
     super(runner, options);
+    const failed = [];
+    runner.on(Runner.constants.EVENT_TEST_FAIL, (test, err) => failed.push(`${test.fullTitle()}: ${String(err?.message ?? err).split('\n')[0].slice(0, 200)}`));
     runner.once(Runner.constants.EVENT_RUN_END, () => {
       const s = this.stats;
+      for (const line of failed) process.stdout.write(`mocha: failed: ${line}\n`);
       process.stdout.write(`mocha: ${s.passes} passed, ${s.failures} failed, ${s.pending} skipped\n`);
     });
   }
