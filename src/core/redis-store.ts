@@ -85,6 +85,9 @@ return math.max(1, tonumber(oldest[2]) + window - now)`;
 
 const sha1 = (script: string) => createHash('sha1').update(script).digest('hex');
 
+/** A TTL as Redis takes it: whole milliseconds, at least 1 (PX 0 is an error). */
+const px = (ttlMs: number) => Math.max(1, Math.round(ttlMs));
+
 /** How long the first connection may take before operations fail rather than wait for it. */
 const FIRST_CONNECT_MS = 3_000;
 
@@ -194,11 +197,11 @@ export class RedisStore implements StateStore {
   }
 
   async put(key: string, value: unknown, ttlMs: number): Promise<void> {
-    await this.timed((this.client.isReady ? this.client : await this.ready()).set(this.key(key), JSON.stringify(value), { PX: Math.max(1, Math.round(ttlMs)) }));
+    await this.timed((this.client.isReady ? this.client : await this.ready()).set(this.key(key), JSON.stringify(value), { PX: px(ttlMs) }));
   }
 
   async claim(key: string, ttlMs: number, value: unknown = 1): Promise<boolean> {
-    const r = await this.timed((this.client.isReady ? this.client : await this.ready()).set(this.key(key), JSON.stringify(value), { NX: true, PX: Math.max(1, Math.round(ttlMs)) }));
+    const r = await this.timed((this.client.isReady ? this.client : await this.ready()).set(this.key(key), JSON.stringify(value), { NX: true, PX: px(ttlMs) }));
     return r === 'OK';
   }
 
@@ -206,12 +209,12 @@ export class RedisStore implements StateStore {
     if (keys.length === 0) return [];
     const c = this.client.isReady ? this.client : await this.ready();
     // One round trip: commands of one tick are pipelined, and Redis runs them in order.
-    const replies = await this.timed(Promise.all(keys.map((k) => c.set(this.key(k), '1', { NX: true, PX: Math.max(1, Math.round(ttlMs)) }))));
+    const replies = await this.timed(Promise.all(keys.map((k) => c.set(this.key(k), '1', { NX: true, PX: px(ttlMs) }))));
     return replies.map((r) => r === 'OK');
   }
 
   async advance(key: string, rank: number, value: string, ttlMs: number): Promise<{ rank: number; value: string }> {
-    const kept = String(await this.script(ADVANCE, [this.key(key)], [String(rank), value, String(Math.max(1, Math.round(ttlMs)))]));
+    const kept = String(await this.script(ADVANCE, [this.key(key)], [String(rank), value, String(px(ttlMs))]));
     const sep = kept.indexOf(':');
     return { rank: Number(kept.slice(0, sep)), value: kept.slice(sep + 1) };
   }
@@ -221,7 +224,7 @@ export class RedisStore implements StateStore {
   }
 
   async lease(key: string, owner: string, ttlMs: number): Promise<boolean> {
-    return Number(await this.script(LEASE, [this.key(key)], [owner, String(Math.max(1, Math.round(ttlMs)))])) === 1;
+    return Number(await this.script(LEASE, [this.key(key)], [owner, String(px(ttlMs))])) === 1;
   }
 
   async epoch(): Promise<string> {

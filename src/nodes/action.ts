@@ -125,7 +125,7 @@ export function registerAction<T>(RED: RED, type: string, spec: ActionSpec<T>): 
         })
         .catch((thrown: unknown) => {
           const err = coded(thrown);
-          lastStatus = { fill: 'red', shape: 'ring', text: statusText(err) };
+          lastStatus = { fill: 'red', shape: 'ring', text: failureStatus(err) };
           return err;
         })
         .then((err) => {
@@ -182,7 +182,7 @@ export function registerAction<T>(RED: RED, type: string, spec: ActionSpec<T>): 
 }
 
 /** The short status of a failure, as core http request shows one: the code, and for a network failure its reason. */
-function statusText(err: KaleyraError): string {
+function failureStatus(err: KaleyraError): string {
   const reason = (err as { reason?: string }).reason;
   return reason ? `${err.code}: ${reason}` : err.code;
 }
