@@ -146,24 +146,22 @@ export class Transport {
     let path = base.prefix + req.path;
     let body: Readable | Buffer | UndiciFormData | undefined;
     let headers: Record<string, string> | undefined;
-    if (req.method === 'POST' && !req.files?.length && this.opts.fieldsEncoder === 'direct') {
+    const fieldsOnly = req.method === 'POST' && !req.files?.length;
+    if (fieldsOnly && this.opts.fieldsEncoder === 'direct') {
       // Fields only (every text send): a few hundred bytes written out here as one Buffer, one socket
       // write. form-data would stream them part by part, or build them through a chain of streams.
       const boundary = `----kaleyra${randomUUID()}`;
       body = fieldsForm(boundary, req.params, req.apiKey);
       headers = { 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': String(body.length) };
-    } else if (req.method === 'POST' && !req.files?.length && this.opts.fieldsEncoder === 'undici') {
+    } else if (fieldsOnly && this.opts.fieldsEncoder === 'undici') {
       const form = new (libs().UndiciFormData)();
       for (const [k, v] of Object.entries(req.params)) if (v !== undefined) form.append(k, v);
       form.append('api_key', req.apiKey);
       body = form; // undici writes it and its content type
-    } else if (req.method === 'POST' && !req.files?.length && this.opts.fieldsEncoder === 'form-data') {
-      // form-data's cheapest use for a few fields: its stream collected into one Buffer (getBuffer()
-      // copies the growing body again for every part).
-      const form = new (libs().FormData)();
-      form.setBoundary(`----kaleyra${randomUUID()}`);
-      for (const [k, v] of Object.entries(req.params)) if (v !== undefined) form.append(k, v);
-      form.append('api_key', req.apiKey);
+    } else if (fieldsOnly) {
+      // fieldsEncoder 'form-data', at its cheapest for a few fields: its stream collected into one Buffer
+      // (getBuffer() copies the growing body again for every part).
+      const form = formData(req);
       const parts: string[] = [];
       body = await new Promise<Buffer>((resolve, reject) => {
         form.on('data', (part: Buffer | string) => parts.push(String(part)));
@@ -175,12 +173,7 @@ export class Transport {
     } else if (req.method === 'POST') {
       // With a file the form is streamed: a file path or stream is never read into memory, and a
       // Buffer is written as it is, not copied into a bigger one.
-      const form = new (libs().FormData)();
-      // form-data draws each boundary from crypto.randomBytes; randomUUID() is as unpredictable and
-      // served from a cached pool.
-      form.setBoundary(`----kaleyra${randomUUID()}`);
-      for (const [k, v] of Object.entries(req.params)) if (v !== undefined) form.append(k, v);
-      form.append('api_key', req.apiKey);
+      const form = formData(req);
       for (const f of req.files ?? []) form.append(f.field, f.value, { filename: f.filename, knownLength: f.knownLength });
       headers = form.getHeaders() as Record<string, string>;
       if (form.hasKnownLength()) headers['content-length'] = String(form.getLengthSync());
@@ -258,6 +251,17 @@ function parseBase(baseUrl: string): { origin: string; prefix: string } {
     throw new TransportError(Codes.INVALID_INPUT, `base URL must be http or https, not ${url.protocol}`, { notSent: true });
   }
   return { origin: url.origin, prefix: url.pathname.replace(/\/+$/, '') };
+}
+
+/** A form-data form of the request's fields and key (its files are added by the caller). */
+function formData(req: ServiceRequest): FormDataType {
+  const form = new (libs().FormData)();
+  // form-data draws each boundary from crypto.randomBytes; randomUUID() is as unpredictable and served
+  // from a cached pool.
+  form.setBoundary(`----kaleyra${randomUUID()}`);
+  for (const [k, v] of Object.entries(req.params)) if (v !== undefined) form.append(k, v);
+  form.append('api_key', req.apiKey);
+  return form;
 }
 
 /**
