@@ -126,15 +126,10 @@ export class CallWatcher<C> {
       if (list) list.push(w);
       else groups.set(key, [w]);
     }
-    // A group of one is read by its id.
-    const batches = new Map<string, Watch<C>[]>();
-    for (const [key, list] of groups) {
-      if (list.length > 1 || key.startsWith('i:')) batches.set(key, list);
-      else batches.set(`i:${list[0]!.id}`, list);
-    }
-    for (const [key, batch] of batches) {
+    for (const [key, batch] of groups) {
       if (this.reads >= this.parallel) break;
-      this.readBatch(key, batch);
+      // A group of one is read by its id.
+      this.readBatch(batch.length > 1 ? key : `i:${batch[0]!.id}`, batch);
     }
     if (this.watches.size === 0) {
       clearInterval(this.timer);
