@@ -21,7 +21,8 @@ function watchOptions(config: Record<string, unknown>): WatchOptions {
 }
 
 export = function register(RED: RED) {
-  const watchers = new WeakMap<Node, CallWatcher<NodeMessage>>();
+  // Each node's watcher, with its watch settings (read once, when the node starts).
+  const watchers = new WeakMap<Node, { watcher: CallWatcher<NodeMessage>; options: WatchOptions }>();
 
   registerAction(RED, 'kaleyra-call-status', {
     settings: ['callId', 'mobile'],
@@ -33,9 +34,9 @@ export = function register(RED: RED) {
       // From a msg: any type; core checks it (a bad one is an InputError naming the field).
       const result = await client.callStatus({ id: orMsg(s.callId, bare), mobile } as CallStatusInput, method as CallStatusMethod | undefined, call);
       const watching = typeof msg.watch === 'boolean' ? msg.watch : config.watch === true;
-      const watcher = watchers.get(node);
-      if (watching && watcher) {
-        const options = watchOptions(config);
+      const watch = watchers.get(node);
+      if (watching && watch) {
+        const { watcher, options } = watch;
         msg.topic = TOPIC;
         msg.final = result.payload.every((r) => options.finals.has(r.status));
         const context = RED.util.cloneMessage(msg);
@@ -46,7 +47,7 @@ export = function register(RED: RED) {
       return result;
     },
     summary: (records) => (records.length === 1 ? String(records[0]!.status) : `${records.length} records`),
-    setup: ({ node, account }: SetupApi) => {
+    setup: ({ node, account, config }: SetupApi) => {
       if (!account) return;
       const stopping = new AbortController();
       const watcher = new CallWatcher<NodeMessage>(
@@ -58,7 +59,7 @@ export = function register(RED: RED) {
         },
         (context, err) => node.error(err, { ...RED.util.cloneMessage(context), topic: TOPIC }),
       );
-      watchers.set(node, watcher);
+      watchers.set(node, { watcher, options: watchOptions(config) });
       // A redeploy ends the watches at once: nothing left reading.
       node.on('close', (_removed, done) => {
         watcher.stop();
