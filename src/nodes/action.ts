@@ -7,7 +7,7 @@ import type { CallOptions, KaleyraClient } from '../core/client';
 import type { Result } from '../core/context';
 import { Codes, InputError, KaleyraError, TransportError } from '../core/errors';
 import { escapeControl } from '../core/redact';
-import { accountOf, CLOSE_GRACE_MS, type AccountApi, type AccountStatus } from './account';
+import { accountOf, CLOSE_GRACE_MS, type AccountApi, type AccountStatus, type Report } from './account';
 import type { Node, NodeMessage, NodeStatus, RED } from './red';
 
 export interface RunContext {
@@ -215,6 +215,25 @@ export function coded(err: unknown): KaleyraError {
     // a thrown value whose toString throws in turn
   }
   return new InputError('msg', `could not be read: ${escapeControl(text)}`);
+}
+
+/**
+ * A send that reports to a callback-in node (`report`, when set): a failed request forgets its record; once
+ * the service accepted, its ids are recorded without waiting, so the msg goes on whatever the record's fate
+ * (a flow that retries failures would send twice). A callback that comes before the ids are recorded waits
+ * for them (ADR 0001); a failure to record is warned by the account.
+ */
+export async function reported<R>(report: Report | undefined, request: () => Promise<R>, ids: (result: R) => Record<string, string>): Promise<R> {
+  if (!report) return request();
+  let result: R;
+  try {
+    result = await request();
+  } catch (err) {
+    await report.failed();
+    throw err;
+  }
+  void report.sent(ids(result));
+  return result;
 }
 
 /** The message's own value for a setting the node left empty. */

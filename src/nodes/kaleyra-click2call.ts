@@ -1,7 +1,7 @@
 // kaleyra-click2call: starts a click-to-call bridge call (interface D); parameters from the node, else
 // from the same keys of msg.payload.
 import type { ClickToCallInput } from '../core/click-to-call';
-import { orMsg, payloadObject, registerAction } from './action';
+import { orMsg, payloadObject, registerAction, reported } from './action';
 import type { RED } from './red';
 
 export = function register(RED: RED) {
@@ -24,16 +24,8 @@ export = function register(RED: RED) {
         meta: orMsg(s.meta, p.meta),
         callback: report?.url ?? orMsg(s.callback, p.callback),
       };
-      let result;
-      try {
-        result = await client.startClickToCall(input as ClickToCallInput, call); // from a msg: core checks it
-      } catch (err) {
-        await report?.failed();
-        throw err;
-      }
-      // Outside the try, not waited for: the call is placed, whatever the record's fate (ADR 0003).
-      void report?.sent({ call: result.payload.id });
-      return result;
+      // From a msg: core checks it.
+      return reported(report, () => client.startClickToCall(input as ClickToCallInput, call), (result) => ({ call: result.payload.id }));
     },
     summary: (placed) => `call ${placed.id}`,
   });
