@@ -13,13 +13,18 @@ export interface AccountCheck {
   message: string;
 }
 
+/** What a ConfigError (a setting that cannot work, found before anything is sent) means for the check. */
+export function configProblem(err: ConfigError): AccountCheck {
+  return { result: 'config', message: `A setting cannot work: ${err.message}` };
+}
+
 export async function checkAccountKey(client: KaleyraClient): Promise<AccountCheck> {
   const id = `kaleyracheck${randomBytes(6).toString('hex')}`;
   try {
     await client.callStatus({ id }, 'voice.status');
     return { result: 'works', message: 'The service answered a read made with this key.' };
   } catch (err) {
-    if (err instanceof ConfigError) return { result: 'config', message: `A setting cannot work: ${err.message}` };
+    if (err instanceof ConfigError) return configProblem(err);
     if (err instanceof ServiceError) {
       if (err.code === 'A416') return { result: 'works', message: 'The service knows the key: it answered A416 ("no such call") to a call id made up for the check.' };
       if (err.code === 'A404') return { result: 'suspended', message: 'The account is suspended (A404): the key is known, but the service refuses its requests. Ask Kaleyra.' };

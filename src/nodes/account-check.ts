@@ -3,19 +3,13 @@
 // harmless read (src/core/account-check.ts). A password field of a deployed node comes as "__PWRD__": the
 // saved credential is used then, as Node-RED itself does. The key is never sent back.
 import type { ServerResponse } from 'node:http';
-import { checkAccountKey, type AccountCheck } from '../core/account-check';
+import { checkAccountKey, configProblem } from '../core/account-check';
 import { KaleyraClient } from '../core/client';
 import { ConfigError } from '../core/errors';
 import { redactText } from '../core/redact';
-import type { HttpApp, Req } from './listener';
+import { answerJson, type HttpApp, type Req } from './listener';
 import type { RED } from './red';
 import { acquireSimulator, releaseSimulator, SIMULATOR_KEY } from './simulator-mode';
-
-function reply(res: ServerResponse, status: number, body: AccountCheck | { error: string }): void {
-  res.statusCode = status;
-  res.setHeader('content-type', 'application/json');
-  res.end(JSON.stringify(body));
-}
 
 export function installAccountCheck(RED: RED): void {
   const app = RED.httpAdmin as HttpApp | undefined;
@@ -42,10 +36,11 @@ export function installAccountCheck(RED: RED): void {
           readRetry: { retries: 0 },
         });
         const check = await checkAccountKey(client);
-        reply(res, 200, { ...check, message: redactText(check.message, apiKey) });
+        answerJson(res, 200, { ...check, message: redactText(check.message, apiKey) });
       } catch (err) {
-        if (err instanceof ConfigError) reply(res, 200, { result: 'config', message: `A setting cannot work: ${err.message}` });
-        else reply(res, 500, { error: redactText((err as Error).message, apiKey) });
+        // The client's constructor checks the settings typed in the dialog.
+        if (err instanceof ConfigError) answerJson(res, 200, configProblem(err));
+        else answerJson(res, 500, { error: redactText((err as Error).message, apiKey) });
       } finally {
         await client?.close();
         if (simulator) releaseSimulator();

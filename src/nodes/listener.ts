@@ -53,6 +53,13 @@ function answer(res: ServerResponse, status: number, text: string): void {
   res.end(text);
 }
 
+/** Answers with a JSON body: the package's admin routes (simulator control, Check account). */
+export function answerJson(res: ServerResponse, status: number, body: unknown): void {
+  res.statusCode = status;
+  res.setHeader('content-type', 'application/json');
+  res.end(JSON.stringify(body));
+}
+
 /**
  * Refuses a request whose body is not (all) read: `Connection: close`, and the connection destroyed once
  * the answer is flushed. Otherwise Node reads and discards the rest of the body to keep the connection

@@ -8,7 +8,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Simulator } from '../simulator';
 import { DEMO_KEY, type SimulatorUrls } from '../simulator/types';
-import { readParams, removeRoutes, type HttpApp, type Req } from './listener';
+import { answerJson, readParams, removeRoutes, type HttpApp, type Req } from './listener';
 import type { RED } from './red';
 
 const GRACE_MS = 2_000;
@@ -64,12 +64,6 @@ export function removeTrigger(url: string): void {
   if (sim) sim.vmnTriggerUrl = triggers.at(-1);
 }
 
-function reply(res: ServerResponse, status: number, body: unknown): void {
-  res.statusCode = status;
-  res.setHeader('content-type', 'application/json');
-  res.end(JSON.stringify(body));
-}
-
 /** The control routes, on this runtime's admin app (moved if the simulator outlived another one's). */
 function installRoutes(RED: RED): void {
   const app = RED.httpAdmin as HttpApp | undefined;
@@ -77,12 +71,12 @@ function installRoutes(RED: RED): void {
   if (routes) removeRoutes(routes.app, routes.handlers);
   const route = (inject: (s: Simulator, params: Record<string, string>) => unknown) => (req: Req, res: ServerResponse) => {
     void readParams(req).then((params) => {
-      if (!sim) return reply(res, 404, { error: 'no kaleyra-config node runs the simulator' });
-      if (typeof params === 'string') return reply(res, params === 'too-large' ? 413 : 400, { error: params });
+      if (!sim) return answerJson(res, 404, { error: 'no kaleyra-config node runs the simulator' });
+      if (typeof params === 'string') return answerJson(res, params === 'too-large' ? 413 : 400, { error: params });
       try {
-        reply(res, 200, inject(sim, params));
+        answerJson(res, 200, inject(sim, params));
       } catch (err) {
-        reply(res, 400, { error: (err as Error).message });
+        answerJson(res, 400, { error: (err as Error).message });
       }
     });
   };
