@@ -23,7 +23,7 @@ const STATUS_INTERVAL_MS = 250;
 export const MEMORY_LIMITS = {
   /**
    * A send's record and each recipient's delivery state are one entry each: about 50,000 one-recipient
-   * sends, some 54 MB at the bound (bench/correlation-memory.js). More volume: the Redis store.
+   * sends, some 53 MB at the bound (bench/correlation-memory.js). More volume: the Redis store.
    */
   correlationEntries: 100_000,
   /** Records claimed by inbox polling (each kept 7 days). */
@@ -139,13 +139,12 @@ export class Account implements AccountApi {
       node.error(`account unusable: ${this.problem.message}`);
       ready = Promise.reject(this.problem);
     }
-    ready.catch(() => undefined); // reported per message, not as an unhandled rejection
     this.ready = ready.then((client) => {
       this.resolved = client;
       client.flow.onChange(() => this.publish());
       return client;
     });
-    this.ready.catch(() => undefined);
+    this.ready.catch(() => undefined); // reported per message, not as an unhandled rejection
 
     if (!stores) {
       let mem = memory.get(node.id);
