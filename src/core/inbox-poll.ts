@@ -75,12 +75,17 @@ export class InboxPoller {
     this.opts = { windowSeconds: 60, maxPages: 10_000, claimTtlMs: 7 * 24 * 3600 * 1000, maxSnapshotKeys: 10_000, ...options };
   }
 
-  /** The cursor, re-seeded first when the store lost what this poller remembers. */
-  private async cursor(): Promise<{ cursor: Cursor; epoch: string }> {
+  /** This poller's snapshot (loaded once), the store's epoch, and the cursor the store holds. */
+  private async state(): Promise<{ snap: PollSnapshot; epoch: string; stored?: Cursor }> {
     this.snapshot ??= (await this.local.load()) ?? { recent: [] };
     const epoch = await this.store.epoch();
-    let cursor = ((await this.store.get('cursor')) as Cursor | undefined) ?? {};
-    const snap = this.snapshot;
+    return { snap: this.snapshot, epoch, stored: (await this.store.get('cursor')) as Cursor | undefined };
+  }
+
+  /** The cursor, re-seeded first when the store lost what this poller remembers. */
+  private async cursor(): Promise<{ cursor: Cursor; epoch: string }> {
+    const { snap, epoch, stored } = await this.state();
+    let cursor = stored ?? {};
     const lost = (snap.epoch !== undefined && snap.epoch !== epoch) || (!cursor.watermark && !!snap.watermark);
     if (lost && snap.watermark) {
       // Alone on the store, this poller knows all it handed on: the window's identities go back, and only
@@ -100,11 +105,8 @@ export class InboxPoller {
    * another epoch that no one has re-seeded yet is not taken: the loss must still be noticed.
    */
   async observe(): Promise<void> {
-    this.snapshot ??= (await this.local.load()) ?? { recent: [] };
-    const epoch = await this.store.epoch();
-    const cursor = (await this.store.get('cursor')) as Cursor | undefined;
+    const { snap, epoch, stored: cursor } = await this.state();
     if (!cursor?.watermark) return;
-    const snap = this.snapshot;
     if (snap.epoch !== undefined && snap.epoch !== epoch && !cursor.floor) return;
     if (later(snap.watermark, cursor.watermark) === snap.watermark && snap.epoch === epoch) return;
     this.snapshot = { watermark: later(snap.watermark, cursor.watermark), recent: snap.recent, epoch };
