@@ -10,9 +10,8 @@ if (require.main === module) require('./lib/common').exposeGc(__filename);
 const helper = require('node-red-node-test-helper');
 const { Response } = require('undici');
 const { nodeRedMain, fromNodeRed } = require('../test/helpers/node-red');
-const { startServer, median, num, unspy, sleep, main } = require('./lib/common');
-const { driveFlow, williams } = require('./lib/drive');
-const { accountClient } = require('./lib/account');
+const { startServer, median, num, unspy, main } = require('./lib/common');
+const { driveFlow, measureRounds, ratioOf } = require('./lib/drive');
 
 helper.init(nodeRedMain);
 const catchNode = fromNodeRed('@node-red/nodes/core/common/25-catch.js');
@@ -45,11 +44,13 @@ async function run(opts = {}) {
   const o = { rounds: 8, messages: 4000, concurrency: 16, warmup: 2000, log: console.log, ...opts };
   const server = await startServer();
   const credentials = Object.fromEntries(ENCODERS.map((e) => [`acct-${e}`, { apiKey: KEY }]));
-  await helper.load([catchNode, configNode, whatsappNode], flow(server.url, o.concurrency), credentials);
-  unspy(helper, flow(server.url, o.concurrency).map((n) => n.id));
-  const rates = Object.fromEntries(ENCODERS.map((e) => [e, []]));
+  const f = flow(server.url, o.concurrency);
+  await helper.load([catchNode, configNode, whatsappNode], f, credentials);
+  unspy(helper, f.map((n) => n.id));
+  let rates;
   try {
-    for (const e of ENCODERS) (await accountClient(helper.getNode(`acct-${e}`))).transport.opts.fieldsEncoder = e;
+    // The account's client reached into, to switch its encoder: a benchmark's instrument, never a flow's.
+    for (const e of ENCODERS) (await helper.getNode(`acct-${e}`).client()).transport.opts.fieldsEncoder = e;
     const variants = Object.fromEntries(ENCODERS.map((e) => [e, (n) => driveFlow(helper.getNode(`wa-${e}`), helper.getNode(`out-${e}`), n, o.concurrency)]));
     const sent = {};
     for (const e of ENCODERS) {
@@ -60,27 +61,14 @@ async function run(opts = {}) {
     for (const e of ENCODERS) if (sent[e] !== sent.direct) throw new Error(`the ${e} form has other fields:\n${sent[e]}\n---\n${sent.direct}`);
     o.log(`multipart: the three forms carry the same fields: ${sent.direct.replace(KEY, '***')}`);
     for (const e of ENCODERS) await variants[e](o.warmup);
-    for (let r = 0; r < o.rounds; r++) {
-      const line = [];
-      for (const e of williams(ENCODERS.length, r).map((k) => ENCODERS[k])) {
-        global.gc?.();
-        await sleep(100);
-        const t0 = process.hrtime.bigint();
-        await variants[e](o.messages);
-        const rate = o.messages / (Number(process.hrtime.bigint() - t0) / 1e9);
-        rates[e].push(rate);
-        line.push(`${e} ${num(rate)}`);
-      }
-      o.log(`multipart: round ${r + 1}/${o.rounds} (msgs/s): ${line.join(', ')}`);
-    }
+    ({ rates } = await measureRounds({ variants, names: ENCODERS, rounds: o.rounds, messages: o.messages, label: 'multipart', log: o.log }));
   } finally {
     await helper.unload();
     await server.stop();
   }
   const m = Object.fromEntries(ENCODERS.map((e) => [e, median(rates[e])]));
-  const ratio = (a, b) => median(rates[a].map((x, r) => x / rates[b][r]));
-  const vsUndici = ratio('direct', 'undici');
-  const vsFormData = ratio('direct', 'form-data');
+  const vsUndici = ratioOf(rates, 'direct', 'undici');
+  const vsFormData = ratioOf(rates, 'direct', 'form-data');
   o.log(`multipart: medians of ${o.rounds} rounds × ${o.messages} msgs (msgs/s): direct ${num(m.direct)}, undici FormData ${num(m.undici)}, form-data ${num(m['form-data'])}`);
   o.log(`multipart: direct / undici = ${vsUndici.toFixed(2)}, direct / form-data = ${vsFormData.toFixed(2)} (keep direct only if both ≥ 1.10)`);
   return {

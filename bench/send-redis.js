@@ -7,11 +7,12 @@
 // node bench/send-redis.js [--rounds 8] [--messages 4000] [--concurrency 16]
 if (require.main === module) require('./lib/common').exposeGc(__filename);
 
+const fs = require('node:fs');
 const helper = require('node-red-node-test-helper');
 const { nodeRedMain, fromNodeRed } = require('../test/helpers/node-red');
 const { RedisServer } = require('../test/helpers/redis');
-const { startServer, median, num, unspy, sleep, main } = require('./lib/common');
-const { driveFlow, williams } = require('./lib/drive');
+const { startServer, median, num, unspy, main } = require('./lib/common');
+const { driveFlow, measureRounds, ratioOf } = require('./lib/drive');
 
 helper.init(nodeRedMain);
 const catchNode = fromNodeRed('@node-red/nodes/core/common/25-catch.js');
@@ -42,19 +43,19 @@ async function run(opts = {}) {
   const credentials = Object.fromEntries(STORES.flatMap((s) => [[`acct-${s}`, { apiKey: KEY }], [`cb-${s}`, { token: 'benchtoken' }]]));
   await helper.load([catchNode, ...modules], f, credentials);
   unspy(helper, f.map((n) => n.id));
-  const rates = { memory: [], redis: [] };
-  // CPU time of this process per msg (Redis and the service are other processes).
-  const cpu = { memory: [], redis: [] };
-  // And redis-server's own, read from /proc (it shares this machine's cores with the rest).
+  // redis-server's own CPU per msg, read from /proc (it shares this machine's cores with the rest).
   const redisCpu = [];
   const ticks = () => {
     try {
-      const f = require('node:fs').readFileSync(`/proc/${redis.child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+      const f = fs.readFileSync(`/proc/${redis.child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
       return (Number(f[11]) + Number(f[12])) * 10_000; // utime + stime, in µs at 100 ticks a second
     } catch {
       return NaN;
     }
   };
+  // By round: rates, and CPU time of this process per msg (Redis and the service are other processes).
+  let rates;
+  let cpu;
   try {
     const variants = Object.fromEntries(STORES.map((s) => [s, (n) => driveFlow(helper.getNode(`wa-${s}`), helper.getNode(`out-${s}`), n, o.concurrency)]));
     for (const s of STORES) await variants[s](o.warmup);
@@ -63,31 +64,19 @@ async function run(opts = {}) {
     o.log(`send-redis: correlation on: ${num(keys)} Redis keys after the warm-up`);
     // --only redis (or memory): one of the two, to profile it with node --cpu-prof.
     const names = o.only ? [o.only] : STORES;
-    for (let r = 0; r < o.rounds; r++) {
-      const line = [];
-      for (const s of williams(names.length, r).map((k) => names[k])) {
-        global.gc?.();
-        await sleep(100);
-        const c0 = process.cpuUsage();
-        const r0 = ticks();
-        const t0 = process.hrtime.bigint();
-        await variants[s](o.messages);
-        if (s === 'redis') redisCpu.push((ticks() - r0) / o.messages);
-        const rate = o.messages / (Number(process.hrtime.bigint() - t0) / 1e9);
-        const c = process.cpuUsage(c0);
-        cpu[s].push((c.user + c.system) / o.messages);
-        rates[s].push(rate);
-        line.push(`${s} ${num(rate)}`);
-      }
-      o.log(`send-redis: round ${r + 1}/${o.rounds} (msgs/s): ${line.join(', ')}`);
-    }
+    const around = (s) => {
+      if (s !== 'redis') return undefined;
+      const r0 = ticks();
+      return () => redisCpu.push((ticks() - r0) / o.messages);
+    };
+    ({ rates, cpu } = await measureRounds({ variants, names, rounds: o.rounds, messages: o.messages, label: 'send-redis', log: o.log, around }));
   } finally {
     await helper.unload();
     await server.stop();
     await redis.stop();
   }
   const m = { memory: median(rates.memory), redis: median(rates.redis) };
-  const ratio = median(rates.redis.map((x, r) => x / rates.memory[r]));
+  const ratio = ratioOf(rates, 'redis', 'memory');
   o.log(`send-redis: CPU of this process per msg (µs, medians): memory ${num(median(cpu.memory))}, redis ${num(median(cpu.redis))}; redis-server's per msg ${num(median(redisCpu))} µs, on the same 2 cores`);
   o.log(`send-redis: medians of ${o.rounds} rounds × ${o.messages} msgs, correlation on (msgs/s): memory ${num(m.memory)}, redis ${num(m.redis)}; redis / memory = ${ratio.toFixed(2)} (target ≥ 0.85)`);
   return {

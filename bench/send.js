@@ -23,8 +23,8 @@ const helper = require('node-red-node-test-helper');
 const { nodeRedMain, fromNodeRed } = require('../test/helpers/node-red');
 const { Pool } = require('undici');
 const FormData = require('form-data');
-const { startServer, median, num, unspy, sleep, main } = require('./lib/common');
-const { driveFlow, williams, to, text, FROM } = require('./lib/drive');
+const { startServer, median, num, unspy, main } = require('./lib/common');
+const { driveFlow, measureRounds, ratioOf, to, text, FROM } = require('./lib/drive');
 
 helper.init(nodeRedMain);
 const catchNode = fromNodeRed('@node-red/nodes/core/common/25-catch.js');
@@ -148,9 +148,10 @@ async function run(opts = {}) {
     floor: (n) => driveFlow(helper.getNode('floor'), helper.getNode('floor-out'), n, o.concurrency),
     core: (n) => driveFlow(fn, helper.getNode('req-out'), n, o.concurrency),
   };
-  const rates = { whatsapp: [], raw: [], floor: [], core: [] };
-  // CPU time of this process per msg (the server is another process): steadier than rates on a busy machine.
-  const cpu = { whatsapp: [], raw: [], floor: [], core: [] };
+  // By round: rates, and CPU time of this process per msg (the server is another process), which is
+  // steadier than rates on a busy machine.
+  let rates;
+  let cpu;
   try {
     // The three send the same request: compare one of each (the boundary aside).
     const bodies = {};
@@ -170,32 +171,14 @@ async function run(opts = {}) {
     const names = o.only ? String(o.only).split(',') : Object.keys(variants);
     for (const name of names) await variants[name](o.warmup);
 
-    for (let r = 0; r < o.rounds; r++) {
-      const order = williams(names.length, r).map((k) => names[k]);
-      const line = [];
-      for (const name of order) {
-        // What the previous variant left (garbage, closing sockets) is not charged to this one.
-        global.gc?.();
-        await sleep(100);
-        const c0 = process.cpuUsage();
-        const t0 = process.hrtime.bigint();
-        await variants[name](o.messages);
-        const s = Number(process.hrtime.bigint() - t0) / 1e9;
-        const c = process.cpuUsage(c0);
-        rates[name].push(o.messages / s);
-        cpu[name].push((c.user + c.system) / o.messages);
-        line.push(`${name} ${num(o.messages / s)}`);
-      }
-      o.log(`send: round ${r + 1}/${o.rounds} (msgs/s): ${line.join(', ')}`);
-    }
+    ({ rates, cpu } = await measureRounds({ variants, names, rounds: o.rounds, messages: o.messages, label: 'send', log: o.log }));
   } finally {
     await raw.close();
     await helper.unload();
     await server.stop();
   }
   const m = Object.fromEntries(Object.entries(rates).map(([k, v]) => [k, v.length ? median(v) : NaN]));
-  // Ratios within each round (the machine's load changes between rounds more than within one), then their median.
-  const ratio = (a, b) => median(rates[a].map((x, r) => x / rates[b][r]));
+  const ratio = (a, b) => ratioOf(rates, a, b);
   const vsRaw = ratio('whatsapp', 'raw');
   const vsFloor = ratio('whatsapp', 'floor');
   const vsCore = ratio('whatsapp', 'core');
