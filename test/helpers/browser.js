@@ -294,21 +294,10 @@ class EditorPage {
   }
 
   /**
-   * Shows the help sidebar by clicking its tab: in 3.x and 4.x the tab's link button
-   * (#red-ui-tab-help-link-button); Node-RED 5's sidebar has a tab bar of buttons instead, where clicking
-   * the tab shown already hides it, so it is clicked only when not selected.
+   * Shows a sidebar tab by its id ('help', 'debug', ...) by clicking it: in 3.x and 4.x the tab's link
+   * button (#red-ui-tab-<id>-link-button); Node-RED 5's sidebar has a tab bar of buttons instead, where
+   * clicking the tab shown already hides it, so it is clicked only when not selected.
    */
-  async showHelp() {
-    const link = this.page.locator('#red-ui-tab-help-link-button');
-    if ((await link.count()) > 0) await link.click();
-    else {
-      const button = this.page.locator('.red-ui-sidebar-tab-bar button[data-tab-id="help"]');
-      if (!(await button.evaluate((b) => b.classList.contains('selected') && $(b).is(':visible')))) await button.click();
-    }
-    await this.page.locator('#red-ui-sidebar-help-show-toc').waitFor({ state: 'visible' });
-  }
-
-  /** Shows a sidebar tab by its id ('help', 'debug', ...), in 3.x and 4.x as in 5 (see showHelp). */
   async showSidebar(id) {
     const link = this.page.locator(`#red-ui-tab-${id}-link-button`);
     if ((await link.count()) > 0) await link.click();
@@ -316,6 +305,12 @@ class EditorPage {
       const button = this.page.locator(`.red-ui-sidebar-tab-bar button[data-tab-id="${id}"]`);
       if (!(await button.evaluate((b) => b.classList.contains('selected') && $(b).is(':visible')))) await button.click();
     }
+  }
+
+  /** Shows the help sidebar; resolves once its table of contents is there. */
+  async showHelp() {
+    await this.showSidebar('help');
+    await this.page.locator('#red-ui-sidebar-help-show-toc').waitFor({ state: 'visible' });
   }
 
   /** Clicks Deploy and waits until the editor has nothing left to deploy. */

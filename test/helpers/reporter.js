@@ -7,11 +7,11 @@ const { reporters, Runner } = require('mocha');
 class SpecWithSummary extends reporters.Spec {
   constructor(runner, options) {
     super(runner, options);
-    const failed = [];
-    runner.on(Runner.constants.EVENT_TEST_FAIL, (test, err) => failed.push(`${test.fullTitle()}: ${String(err?.message ?? err).split('\n')[0].slice(0, 200)}`));
     runner.once(Runner.constants.EVENT_RUN_END, () => {
       const s = this.stats;
-      for (const line of failed) process.stdout.write(`mocha: failed: ${line}\n`);
+      for (const test of this.failures) {
+        process.stdout.write(`mocha: failed: ${test.fullTitle()}: ${String(test.err?.message ?? test.err).split('\n')[0].slice(0, 200)}\n`);
+      }
       process.stdout.write(`mocha: ${s.passes} passed, ${s.failures} failed, ${s.pending} skipped\n`);
     });
   }
