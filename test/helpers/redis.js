@@ -10,17 +10,19 @@ const { spawn, spawnSync } = require('node:child_process');
 const { aptInstall } = require('./apt');
 const { freePort, waitFor } = require('./started-node-red');
 
-function which(cmd) {
-  const r = spawnSync('sh', ['-c', `command -v ${cmd}`], { encoding: 'utf8' });
-  return r.status === 0 ? r.stdout.trim() : undefined;
+/** redis-server on the PATH, or where Debian puts it. */
+function findRedis() {
+  const r = spawnSync('sh', ['-c', 'command -v redis-server'], { encoding: 'utf8' });
+  if (r.status === 0) return r.stdout.trim();
+  return fs.existsSync('/usr/bin/redis-server') ? '/usr/bin/redis-server' : undefined;
 }
 
 /** The redis-server executable, installed with apt-get when missing; throws when that is not possible. */
 async function ensureRedis() {
-  let exe = which('redis-server') ?? (fs.existsSync('/usr/bin/redis-server') ? '/usr/bin/redis-server' : undefined);
+  let exe = findRedis();
   if (exe) return exe;
   const result = await aptInstall(['redis-server'], (line) => console.log(`redis tests: ${line}`));
-  exe = which('redis-server') ?? (fs.existsSync('/usr/bin/redis-server') ? '/usr/bin/redis-server' : undefined);
+  exe = findRedis();
   if (!result.ok || !exe) throw new Error(`redis-server is missing and could not be installed (apt-get exit code ${result.code})`);
   return exe;
 }
@@ -96,4 +98,4 @@ class RedisServer {
   }
 }
 
-module.exports = { RedisServer, ensureRedis };
+module.exports = { RedisServer };
