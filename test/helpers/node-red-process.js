@@ -2,24 +2,15 @@
 // A real Node-RED process of the project (the version the tests run against), with this package linked
 // into its own user directory, given flows, encrypted credentials and settings: for what only a whole
 // Node-RED shows (admin authentication, several replicas sharing one Redis). Its log is kept in `output`.
-const crypto = require('node:crypto');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
+const { linkPackage, quietSettings, sealCredentials } = require('../../scripts/node-red-home');
 const { nodeRedDir } = require('./node-red');
-const { freePort, waitFor, ROOT } = require('./started-node-red');
+const { freePort, waitFor } = require('./started-node-red');
 
 const SECRET = 'kaleyra-test-secret';
-const pkg = require(path.join(ROOT, 'package.json'));
-
-/** Credentials sealed as Node-RED seals them (aes-256-ctr, key sha256(credentialSecret)). */
-function seal(creds, secret = SECRET) {
-  const key = crypto.createHash('sha256').update(secret).digest();
-  const iv = crypto.randomBytes(16);
-  const cipher = crypto.createCipheriv('aes-256-ctr', key, iv);
-  return { $: iv.toString('hex') + cipher.update(JSON.stringify(creds), 'utf8', 'base64') + cipher.final('base64') };
-}
 
 class NodeRedProcess {
   /** `settings` are merged over a quiet default; `env` is added to the process's environment. */
@@ -36,24 +27,10 @@ class NodeRedProcess {
     this.port ??= await freePort();
     this.url = `http://127.0.0.1:${this.port}`;
     this.userDir ??= fs.mkdtempSync(path.join(os.tmpdir(), `kaleyra-${this.name}-`));
-    const link = path.join(this.userDir, 'node_modules', ...pkg.name.split('/'));
-    fs.mkdirSync(path.dirname(link), { recursive: true });
-    if (!fs.existsSync(link)) fs.symlinkSync(ROOT, link, 'junction');
+    linkPackage(this.userDir);
     fs.writeFileSync(path.join(this.userDir, 'flows.json'), JSON.stringify(this.flows));
-    fs.writeFileSync(path.join(this.userDir, 'flows_cred.json'), JSON.stringify(seal(this.credentials)));
-    const settings = {
-      uiHost: '127.0.0.1',
-      uiPort: this.port,
-      userDir: this.userDir,
-      flowFile: 'flows.json',
-      credentialSecret: SECRET,
-      logging: { console: { level: 'info', metrics: false, audit: false } },
-      editorTheme: { tours: false, projects: { enabled: false } },
-      diagnostics: { enabled: false },
-      telemetry: { enabled: false },
-      externalModules: { autoInstall: false, palette: { allowInstall: false } },
-      ...this.settings,
-    };
+    fs.writeFileSync(path.join(this.userDir, 'flows_cred.json'), JSON.stringify(sealCredentials(this.credentials, SECRET)));
+    const settings = { ...quietSettings({ port: this.port, userDir: this.userDir, credentialSecret: SECRET }), ...this.settings };
     const settingsFile = path.join(this.userDir, 'settings.js');
     fs.writeFileSync(settingsFile, `module.exports = ${JSON.stringify(settings, null, 2)};\n`);
     this.exit = undefined;
@@ -113,4 +90,4 @@ class NodeRedProcess {
   }
 }
 
-module.exports = { NodeRedProcess, seal, SECRET };
+module.exports = { NodeRedProcess };
