@@ -73,10 +73,13 @@ function statuses(helper, id) {
   return helper._NodePrototype.status.getCalls().filter((c) => c.thisValue === node).map((c) => c.args[0]);
 }
 
-/** Resolves once `check()` is true; rejects after `ms` with `what` (a safety net, not a timing assertion). */
+/**
+ * Resolves once `check()` is true (or resolves true: a check may be async); rejects after `ms` with `what`
+ * (a safety net, not a timing assertion).
+ */
 async function until(check, what, ms = 8000) {
   const started = Date.now();
-  while (!check()) {
+  while (!(await check())) {
     if (Date.now() - started > ms) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 5));
   }
