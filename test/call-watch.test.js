@@ -32,14 +32,19 @@ function scripted(statuses) {
   return { read, reads };
 }
 
+/** A CallWatcher over `read`, and the events it hands on. */
+function watcher(read, { failed = () => undefined, parallel } = {}) {
+  const events = [];
+  return { events, w: new CallWatcher(read, (e) => events.push(e), failed, parallel) };
+}
+
 describe('call-status watch', function () {
   this.timeout(60_000);
 
   describe('CallWatcher', () => {
     it('hands on each change, the final one last; an unchanged status is not handed on again', async () => {
       const { read } = scripted({ c1: ['RINGING', 'RINGING', 'INPROGRESS', 'INPROGRESS', 'COMPLETED'] });
-      const events = [];
-      const w = new CallWatcher(read, (e) => events.push(e), () => assert.fail('no failure'));
+      const { events, w } = watcher(read, { failed: () => assert.fail('no failure') });
       w.add([rec('c1', 'QUEUED')], 'ctx', opts());
       await until(() => events.some((e) => e.final), 'the final status');
       assert.deepEqual(events.map((e) => [e.record.status, e.final, e.timedOut, e.context]), [
@@ -52,8 +57,7 @@ describe('call-status watch', function () {
 
     it('a call already final is not watched; the list of final statuses can be the flow\'s own', async () => {
       const { read, reads } = scripted({ c1: ['DONE'] });
-      const events = [];
-      const w = new CallWatcher(read, (e) => events.push(e), () => undefined);
+      const { events, w } = watcher(read);
       w.add([rec('c0', 'COMPLETED')], 'ctx', opts());
       assert.equal(w.size, 0);
       w.add([rec('c1', 'QUEUED')], 'ctx', opts({ finals: new Set(['DONE']) }));
@@ -64,8 +68,7 @@ describe('call-status watch', function () {
 
     it('stops after maxMs: one last message, final and timedOut', async () => {
       const { read } = scripted({ c1: ['INPROGRESS'] });
-      const events = [];
-      const w = new CallWatcher(read, (e) => events.push(e), () => undefined);
+      const { events, w } = watcher(read);
       w.add([rec('c1', 'QUEUED')], 'ctx', opts({ maxMs: 400 }));
       await until(() => events.some((e) => e.final), 'the end of the watch');
       assert.deepEqual(events.map((e) => [e.record.status, e.final, e.timedOut]), [
@@ -76,8 +79,7 @@ describe('call-status watch', function () {
 
     it('due calls of one group are read together with voice.groupStatus; a lone call with voice.status', async () => {
       const { read, reads } = scripted({ 'g1-1': ['COMPLETED'], 'g1-2': ['COMPLETED'], 'g1-3': ['COMPLETED'], solo: ['COMPLETED'] });
-      const events = [];
-      const w = new CallWatcher(read, (e) => events.push(e), () => undefined);
+      const { events, w } = watcher(read);
       w.add(['g1-1', 'g1-2', 'g1-3', 'solo'].map((id) => rec(id, 'QUEUED')), 'ctx', opts());
       await until(() => events.length === 4, 'four final statuses');
       assert.deepEqual(reads.sort(), [
@@ -95,8 +97,7 @@ describe('call-status watch', function () {
         out--;
         return [rec(id, 'COMPLETED')];
       };
-      const events = [];
-      const w = new CallWatcher(read, (e) => events.push(e), () => undefined, 3);
+      const { events, w } = watcher(read, { parallel: 3 });
       w.add(Array.from({ length: 30 }, (_, i) => rec(`call${i}`, 'QUEUED')), 'ctx', opts({ intervalMs: 10 }));
       await until(() => events.length === 30, 'thirty final statuses');
       assert.ok(most <= 3, `${most} reads at once`);
@@ -111,9 +112,8 @@ describe('call-status watch', function () {
         if (++calls <= 3) throw new TransportError('TIMEOUT', 'no answer');
         return [rec(id, 'COMPLETED')];
       };
-      const events = [];
       const failures = [];
-      const w = new CallWatcher(read, (e) => events.push(e), (ctx, err) => failures.push([ctx, err.code]));
+      const { events, w } = watcher(read, { failed: (ctx, err) => failures.push([ctx, err.code]) });
       w.add([rec('flaky', 'QUEUED')], 'a', opts({ intervalMs: 200 }));
       w.add([rec('gone', 'QUEUED')], 'b', opts({ intervalMs: 200 }));
       await until(() => events.length === 1 && failures.length === 1, 'both watches to end', 10_000);
@@ -127,8 +127,7 @@ describe('call-status watch', function () {
 
     it('stop() ends every watch: nothing more is read or handed on', async () => {
       const { read, reads } = scripted({ c1: ['INPROGRESS'] });
-      const events = [];
-      const w = new CallWatcher(read, (e) => events.push(e), () => undefined);
+      const { events, w } = watcher(read);
       w.add([rec('c1', 'QUEUED')], 'ctx', opts());
       w.stop();
       await new Promise((r) => setTimeout(r, 200));
@@ -137,15 +136,14 @@ describe('call-status watch', function () {
   });
 
   describe('kaleyra-call-status in the runtime, against the simulator', () => {
-    let sim;
+    // Legs that take 2.5 s to answer and 2.5 s to end: a 2 s watch sees each state of a click-to-call.
+    const sim = new Simulator({ clickToCallTimingsMs: [2500, 2500] });
     let urls;
+    before(async () => (urls = await sim.start()));
     afterEach(() => helper.unload());
-    after(() => sim?.stop());
+    after(() => sim.stop());
 
     it('follows a click-to-call through its states until final: each change a message, the last final', async () => {
-      // Legs that take 2.5 s to answer and 2.5 s to end: a 2 s watch sees each state.
-      sim = new Simulator({ clickToCallTimingsMs: [2500, 2500] });
-      urls = await sim.start();
       const client = new KaleyraClient({ apiKey: DEMO_KEY, ...urls });
       const { payload: call } = await client.startClickToCall({ caller: '9812345678', receiver: '9812345679' });
       await client.close();
@@ -162,8 +160,6 @@ describe('call-status watch', function () {
     });
 
     it('a redeploy ends every watch: no read after it, nothing left running', async () => {
-      sim ??= new Simulator();
-      urls ??= await sim.start();
       const call = sim.addCall({ id: '1700000001.7-1', mobile: '9812345678', status: 'INPROGRESS' });
       const t = await loadNode('kaleyra-call-status', { watch: true, watchInterval: 2 }, { config: { ...urls }, apiKey: DEMO_KEY });
       const reads = () => sim.requests.filter((r) => r.endpoint === 'obd' && r.fields.id === call.id).length;
@@ -177,8 +173,6 @@ describe('call-status watch', function () {
     });
 
     it('1,000 calls watched at once stay within the account\'s rate limit (250/s), groups read together', async () => {
-      sim ??= new Simulator();
-      urls ??= await sim.start();
       sim.clear();
       const records = [];
       for (let g = 0; g < 100; g++) for (let n = 1; n <= 10; n++) records.push(sim.addCall({ id: `1700000000.${g}-${n}`, mobile: '9812345678', status: 'QUEUED' }));

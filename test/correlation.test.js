@@ -90,6 +90,12 @@ describe('correlation of callbacks with sends', function () {
 
     /** The callback URL the simulator received with the last message. */
     const lastCallbackUrl = () => sim.messages.at(-1).body.callback;
+    /** Calls a send's callback URL back as the service does: with a status, a mobile and a timestamp. */
+    const callBack = (url, status, mobile) => {
+      const u = new URL(url);
+      for (const [k, v] of Object.entries({ status, mobile, timestamp: '1700000000' })) u.searchParams.set(k, v);
+      return request(httpNode.app).get(u.pathname + u.search).expect(200);
+    };
 
     it('delivery events name the message: id per recipient, the sender ref, state SENT -> DELIVERED -> READ', async () => {
       t = await load();
@@ -141,12 +147,8 @@ describe('correlation of callbacks with sends', function () {
         [t.events[0].payload.status, t.events[0].payload.state, t.events[0].payload.late, t.events[0].payload.id],
         ['SENT', 'SENT', false, id],
       );
-      const url = new URL(lastCallbackUrl());
-      const drive = (status, mobile = ONLY_SENT) => {
-        const u = new URL(url);
-        for (const [k, v] of Object.entries({ status, mobile, timestamp: '1700000000' })) u.searchParams.set(k, v);
-        return request(httpNode.app).get(u.pathname + u.search).expect(200);
-      };
+      const url = lastCallbackUrl();
+      const drive = (status, mobile = ONLY_SENT) => callBack(url, status, mobile);
       await drive('READ');
       await until(() => t.events.length >= 2, 'the READ event');
       await drive('SENT', `+${ONLY_SENT}`); // the same recipient written with a +
@@ -178,11 +180,7 @@ describe('correlation of callbacks with sends', function () {
       helper.getNode('wa').receive({ payload: 'hi', to: '919812345678', from: '918000000000', ref: 'bad' });
       await until(() => t.caught.length >= 1, 'the Catch message');
       sim.setFaults('messaging', { errorRate: 0 });
-      const url = new URL(JSON.parse(sim.requests.at(-1).fields.body).callback);
-      url.searchParams.set('status', 'SENT');
-      url.searchParams.set('mobile', '919812345678');
-      url.searchParams.set('timestamp', '1700000000');
-      await request(httpNode.app).get(url.pathname + url.search).expect(200);
+      await callBack(JSON.parse(sim.requests.at(-1).fields.body).callback, 'SENT', '919812345678');
       await until(() => t.events.length >= 1, 'the event');
       assert.deepEqual([t.events[0].payload.id, t.events[0].payload.ref], [undefined, undefined]);
     });
@@ -191,14 +189,11 @@ describe('correlation of callbacks with sends', function () {
       t = await load();
       const sent = await run('wa', { payload: 'hi', to: ONLY_SENT, from: '918000000000', ref: 'order-44' }, 'waout');
       await until(() => t.events.length >= 1, 'the SENT event');
-      const url = new URL(lastCallbackUrl());
+      const url = lastCallbackUrl();
       // Full deploy: every node stops (Node-RED then deletes their memory context) and starts again.
       await helper.setFlows(flow(), 'full', { cfg: { apiKey: DEMO_KEY }, cb: { token: TOKEN } });
       t = collect();
-      url.searchParams.set('status', 'DELIVERED');
-      url.searchParams.set('mobile', ONLY_SENT);
-      url.searchParams.set('timestamp', '1700000000');
-      await request(httpNode.app).get(url.pathname + url.search).expect(200);
+      await callBack(url, 'DELIVERED', ONLY_SENT);
       await until(() => t.events.length >= 1, 'the DELIVERED event');
       const e = t.events[0].payload;
       assert.deepEqual([e.id, e.ref, e.state, e.late], [sent.payload[0].id, 'order-44', 'DELIVERED', false]);

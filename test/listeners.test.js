@@ -27,6 +27,12 @@ function flow({ cbPath = CB_PATH, vmnPath = VMN_PATH } = {}) {
   ];
 }
 
+/** The flow with the callback-in node bound to an account `acct` of these settings; ACCOUNT_CREDS has its key. */
+function withAccount(account = { messagingUrl: 'http://127.0.0.1:9' }) {
+  return [...flow().map((n) => (n.id === 'cb' ? { ...n, account: 'acct' } : n)), { id: 'acct', type: 'kaleyra-config', name: 'account', ...account }];
+}
+const ACCOUNT_CREDS = { ...CREDS, acct: { apiKey: 'ListenerKey12345' } };
+
 const q = (params) => new URLSearchParams(params).toString();
 
 describe('listener nodes on RED.httpNode', function () {
@@ -454,11 +460,6 @@ describe('listener nodes on RED.httpNode', function () {
       afterEach(() => {
         Account.prototype.correlate = correlate;
       });
-      const withAccount = () => [
-        ...flow().map((n) => (n.id === 'cb' ? { ...n, account: 'acct' } : n)),
-        { id: 'acct', type: 'kaleyra-config', name: 'account', messagingUrl: 'http://127.0.0.1:9' },
-      ];
-      const credentials = { ...CREDS, acct: { apiKey: 'ListenerKey12345' } };
 
       it('answers 200 before the event is emitted (a correlation still pending does not hold the answer)', async () => {
         let release;
@@ -466,7 +467,7 @@ describe('listener nodes on RED.httpNode', function () {
         Account.prototype.correlate = function (...args) {
           return gate.then(() => correlate.apply(this, args));
         };
-        await load(credentials, withAccount());
+        await load(ACCOUNT_CREDS, withAccount());
         const res = await app().get(`${CB_PATH}?${q({ token: TOKEN, kref: 'pending', ...valid })}`);
         assert.equal(res.status, 200);
         await new Promise((r) => setImmediate(r));
@@ -479,7 +480,7 @@ describe('listener nodes on RED.httpNode', function () {
 
       it('answers 200 even when emitting fails; the failure is a node error, not a 500', async () => {
         Account.prototype.correlate = () => Promise.reject(new Error('state store unavailable'));
-        await load(credentials, withAccount());
+        await load(ACCOUNT_CREDS, withAccount());
         await app().get(`${CB_PATH}?${q({ token: TOKEN, kref: 'broken', ...valid })}`).expect(200);
         await until(() => helper.log().args.some(([e]) => e && e.level === helper.log().ERROR && e.id === 'cb'), 'the node error');
         assert.equal(out.length, 0);
@@ -554,11 +555,10 @@ describe('listener nodes on RED.httpNode', function () {
       await service.start();
       service.reply = () => ({ body: JSON.stringify({ status: 'OK', message: 'sent', data: [{ id: 'm1', mobile: '919812345678' }] }) });
       const f = [
-        ...flow().map((n) => (n.id === 'cb' ? { ...n, account: 'acct' } : n)),
-        { id: 'acct', type: 'kaleyra-config', name: 'account', messagingUrl: service.url, publicUrl: 'https://public.example' },
+        ...withAccount({ messagingUrl: service.url, publicUrl: 'https://public.example' }),
         { id: 'wa', type: 'kaleyra-whatsapp', z: 'f1', account: 'acct', reportTo: 'cb', from: '918000000000', wires: [[]] },
       ];
-      await load({ ...CREDS, acct: { apiKey: 'ListenerKey12345' } }, f);
+      await load(ACCOUNT_CREDS, f);
       await httpNode.start('/red');
       try {
         helper.getNode('wa').receive({ payload: 'hi', to: '919812345678' });

@@ -70,8 +70,10 @@ describe('scale-out: two Node-RED replicas on one Redis', function () {
   let sim;
   const replicas = {};
 
-  const events = () => collector.requests.filter((r) => r.path === '/event').map((r) => ({ replica: r.query.replica, ...JSON.parse(r.raw.toString()) }));
-  const polled = () => collector.requests.filter((r) => r.path === '/inbox').map((r) => ({ replica: r.query.replica, ...JSON.parse(r.raw.toString()) }));
+  /** What the replicas posted to the collector on `path`, each with the replica that posted it. */
+  const posted = (path) => collector.requests.filter((r) => r.path === path).map((r) => ({ replica: r.query.replica, ...JSON.parse(r.raw.toString()) }));
+  const events = () => posted('/event');
+  const polled = () => posted('/inbox');
   const send = (replica, path, body) => replicas[replica].fetch(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(20_000) });
   let sms = 0;
   const inject = (n) => {

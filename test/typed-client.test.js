@@ -91,7 +91,7 @@ describe('the typed client, packed and installed as users get it', function () {
     const nr = new NodeRedProcess({
       name: 'function-node',
       settings: { functionExternalModules: true },
-      env: { KALEYRA_KEY: DEMO_KEY, MESSAGING_URL: urls.messagingUrl },
+      env: { KALEYRA_KEY: DEMO_KEY, MESSAGING_URL: urls.messagingUrl, COLLECTOR: `${collector.url}/result` },
       flows: [
         { id: 't1', type: 'tab', label: 'typed client' },
         { id: 'go', type: 'inject', z: 't1', once: true, onceDelay: 0.5, props: [{ p: 'payload' }], payload: '', payloadType: 'date', wires: [['fn']] },
@@ -107,13 +107,11 @@ describe('the typed client, packed and installed as users get it', function () {
         { id: 'post', type: 'http request', z: 't1', method: 'POST', ret: 'txt', url: '', paytoqs: 'ignore', wires: [[]] },
       ],
     });
-    nr.env.COLLECTOR = `${collector.url}/result`;
     nr.userDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kaleyra-function-node-'));
     // The user directory of a real install: package.json lists the package, node_modules holds it (the
     // consumer project's install above, tarball and dependencies). Node-RED 3 and later look there.
-    const home = nr.userDir;
-    fs.writeFileSync(path.join(home, 'package.json'), JSON.stringify({ name: 'node-red-project', private: true, dependencies: { '@flowcomms/node-red-kaleyra': `file:${tarball}` } }));
-    fs.cpSync(path.join(dir, 'node_modules'), path.join(home, 'node_modules'), { recursive: true, dereference: false });
+    fs.writeFileSync(path.join(nr.userDir, 'package.json'), JSON.stringify({ name: 'node-red-project', private: true, dependencies: { '@flowcomms/node-red-kaleyra': `file:${tarball}` } }));
+    fs.cpSync(path.join(dir, 'node_modules'), path.join(nr.userDir, 'node_modules'), { recursive: true, dereference: false });
     try {
       await nr.start();
       await waitFor(() => collector.requests.length > 0, 'the function node to send and post its result', 30_000);
