@@ -164,6 +164,26 @@ describe('the account hub', function () {
     });
   });
 
+  describe('"Report to" on an account without a Public URL (issue 19, item 5)', () => {
+    // The fix is in the account's settings, not in the msg: CONFIG (as README says), naming publicUrl.
+    const sends = [
+      ['kaleyra-whatsapp', { from: FROM, to: TO, reportTo: 'cb' }, { payload: 'hello' }],
+      ['kaleyra-click2call', { reportTo: 'cb' }, { payload: { caller: '9812345678', receiver: '9812345679' } }],
+    ];
+    for (const [type, props, msg] of sends) {
+      it(`${type}: Catch gets CONFIG with a message naming publicUrl; no request reaches the service`, async () => {
+        const extra = [{ id: 'cb', type: 'kaleyra-callback', z: 'f1', account: 'cfg', path: '/hub/no-public-url', wires: [[]] }];
+        const t = await loadNode(type, props, { config: { messagingUrl: url, voiceUrl: url }, apiKey: 'GoodKey12345', extra });
+        const { output, error } = await t.run(msg);
+        assert.equal(output, undefined, 'no output');
+        assert.ok(error, 'the failure reaches Catch');
+        assert.equal(caughtCode(error), 'CONFIG', error.error.message);
+        assert.match(error.error.message, /publicUrl: is not set in the kaleyra-config node/);
+        assert.equal(server.requests.length, 0, 'nothing was sent');
+      });
+    }
+  });
+
   describe('Check account (the config dialog\'s button: an admin endpoint)', () => {
     const { Simulator } = require('../dist/simulator');
     let sim;
