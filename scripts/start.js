@@ -8,6 +8,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
 const { linkPackage, quietSettings, sealCredentials } = require('./node-red-home');
+const { MINIMUM, supportedNode } = require('./runtime');
 
 const root = path.resolve(__dirname, '..');
 const port = Number(process.env.PORT) || 1880;
@@ -37,7 +38,10 @@ fs.writeFileSync(settingsFile, `// Written by scripts/start.js on every start.\n
 const redJs = process.env.KALEYRA_NODE_RED_DIR
   ? path.join(path.resolve(process.env.KALEYRA_NODE_RED_DIR), 'red.js')
   : require.resolve('node-red/red.js', { paths: [root] });
-const child = spawn(process.execPath, [redJs, '--settings', settingsFile, '--userDir', userDir], {
+// The package needs Node.js MINIMUM or later: on an older machine Node.js (20, say), Node-RED runs on
+// Node.js 22 from the npm registry (installed once into .matrix/).
+const nodeJs = supportedNode((line) => console.log(`npm start: Node.js ${process.versions.node} is older than ${MINIMUM}: ${line}`));
+const child = spawn(nodeJs, [redJs, '--settings', settingsFile, '--userDir', userDir], {
   stdio: ['ignore', 'pipe', 'inherit'],
   env: { ...process.env, KALEYRA_DEMO_URL: `http://127.0.0.1:${port}` },
 });

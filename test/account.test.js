@@ -11,7 +11,7 @@ const path = require('node:path');
 const { Recorder } = require('./helpers/recorder');
 const { helper, loadNode, logText, statusKey } = require('./helpers/flow');
 const { statuses, until, warnings } = require('./helpers/http-node');
-const { caughtCode, fromNodeRed } = require('./helpers/node-red');
+const { fromNodeRed } = require('./helpers/node-red');
 const { Correlator } = require('../dist/core/correlation');
 
 const TO = '919812345678';
@@ -53,7 +53,7 @@ describe('the account hub', function () {
         for (let i = 0; i < 3; i++) {
           const { output, error } = await t.run({ payload: `hello ${i}` });
           assert.equal(output, undefined);
-          assert.equal(caughtCode(error), 'CONFIG');
+          assert.equal(error.error.code, 'CONFIG');
           assert.match(error.error.message, message);
         }
         assert.equal(server.requests.length, 0, 'no request, no retry');
@@ -63,7 +63,7 @@ describe('the account hub', function () {
     it('a bad redisUrl: CONFIG naming redisUrl, with neither the key nor the Redis password in the log', async () => {
       const t = await loadNode('kaleyra-whatsapp', { from: FROM, to: TO }, { config: { messagingUrl: url, store: 'redis', redisUrl: 'http://:r3dispass@cache.example.com:6379' }, apiKey: 'GoodKey12345' });
       const { error } = await t.run({ payload: 'hi' });
-      assert.equal(caughtCode(error), 'CONFIG');
+      assert.equal(error.error.code, 'CONFIG');
       assert.match(error.error.message, /redisUrl: must be a Redis URL such as redis:\/\/127\.0\.0\.1:6379\/0/);
       assert.deepEqual(statuses(helper, 'n1').at(-1), { fill: 'red', shape: 'ring', text: statusKey('unusable.redisUrl') });
       assert.ok(!logText().includes('r3dispass') && !logText().includes('GoodKey12345'));
@@ -108,14 +108,14 @@ describe('the account hub', function () {
       for (let i = 0; i < 5; i++) t.node.receive({ payload: `m${i}` });
       await until(() => t.outputs.length + t.errors.length === 5, 'five ends', 5000);
       assert.equal(t.outputs.length, 3, '1 in flight + 2 queued');
-      assert.deepEqual(t.errors.map(caughtCode), ['QUEUE_FULL', 'QUEUE_FULL']);
+      assert.deepEqual(t.errors.map((m) => m.error.code), ['QUEUE_FULL', 'QUEUE_FULL']);
       assert.equal(server.requests.length, 3);
     });
 
     it('refused input goes straight to the red status with its code: never "requesting"', async () => {
       const t = await loadNode('kaleyra-whatsapp', { from: FROM }, { config: { messagingUrl: url }, apiKey: 'GoodKey12345' });
       const { error } = await t.run({ payload: 'hi', to: '12' });
-      assert.equal(caughtCode(error), 'INVALID_INPUT');
+      assert.equal(error.error.code, 'INVALID_INPUT');
       assert.deepEqual(await t.finalStatus(), { fill: 'red', shape: 'ring', text: 'INVALID_INPUT' });
       assert.ok(!t.statuses.some((s) => /requesting/.test(s.text ?? '')), JSON.stringify(t.statuses));
     });
@@ -177,7 +177,7 @@ describe('the account hub', function () {
         const { output, error } = await t.run(msg);
         assert.equal(output, undefined, 'no output');
         assert.ok(error, 'the failure reaches Catch');
-        assert.equal(caughtCode(error), 'CONFIG', error.error.message);
+        assert.equal(error.error.code, 'CONFIG', error.error.message);
         assert.match(error.error.message, /publicUrl: is not set in the kaleyra-config node/);
         assert.equal(server.requests.length, 0, 'nothing was sent');
       });

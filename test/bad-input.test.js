@@ -1,5 +1,4 @@
 'use strict';
-const { caughtCode } = require('./helpers/node-red');
 // A corpus of bad inputs for the four action nodes, run in the real Node-RED runtime. Every case must
 // reach the Catch node with a stable code (INVALID_INPUT, or the spec's E603/E616/E617/E504/E423) and a
 // message naming the field, produce no output, and send nothing: the recording server behind all four
@@ -261,7 +260,7 @@ describe('bad input corpus: the four action nodes refuse it in the runtime, send
         if (t.errors.length !== before + 1) problems.push(`${t.errors.length - before} Catch messages`);
         if (!error || error.caseNo !== i) problems.push('the Catch message is not this msg');
         else {
-          if (caughtCode(error) !== code) problems.push(`code ${caughtCode(error)}, expected ${code}`);
+          if (error.error.code !== code) problems.push(`code ${error.error.code}, expected ${code}`);
           // Node-RED writes the error as err.toString(): "InputError [CODE]: <field>: <what is wrong>".
           const text = error.error.message.replace(/^\w*Error \[\w+\]: /, '');
           if (!field.test(text)) problems.push(`message "${error.error.message.slice(0, 160)}" does not match ${field}`);

@@ -6,14 +6,13 @@
 // typed in the browser reaches the runtime (a whatsapp send carries it) but no response the browser gets
 // afterwards contains it. The help sidebar shows each node's help. Screenshots of the palette and of each
 // dialog, and of the demo with its debug output, go to docs/images/ with UPDATE_SCREENSHOTS=1 (README uses
-// them, and docs/images/manifest.json records what they show), else to a temporary folder. Skipped (with a
-// message) only when Chromium can neither be found nor
-// installed; see test/helpers/chromium.js.
+// them, and docs/images/manifest.json records what they show), else to a temporary folder. Chromium is
+// installed by npm test's setup (test/setup.js), never here.
 const assert = require('node:assert/strict');
 const crypto = require('node:crypto');
 const fs = require('node:fs');
 const path = require('node:path');
-const { ensureChromium, launchChromium } = require('./helpers/chromium');
+const { launchChromium } = require('./helpers/chromium');
 const { startNodeRed, EditorPage } = require('./helpers/browser');
 const { readCredentials, ROOT } = require('./helpers/started-node-red');
 const { Recorder } = require('./helpers/recorder');
@@ -74,20 +73,10 @@ describe('editor in Chromium', function () {
   const ids = {};
 
   before(async function () {
-    this.timeout(20 * 60 * 1000); // a first run on a fresh machine installs Chromium
-    const found = await ensureChromium();
-    if (found.skip) {
-      console.log(`      (skipped: ${found.skip})`);
-      this.skip();
-    }
-    // Screenshots for the README show a dialog in Japanese: with a Japanese font (tests read the DOM, not pixels).
-    if (process.env.UPDATE_SCREENSHOTS && !require('node:child_process').spawnSync('fc-list', [':lang=ja'], { encoding: 'utf8' }).stdout?.trim()) {
-      await require('./helpers/apt').aptInstall(['fonts-ipafont-gothic']);
-    }
-    const { chromium } = require('playwright-core');
+    this.timeout(120_000);
     recorder = new Recorder();
     await recorder.start();
-    [nr, browser] = await Promise.all([startNodeRed({ flows: [] }), launchChromium(chromium, found)]);
+    [nr, browser] = await Promise.all([startNodeRed({ flows: [] }), launchChromium()]);
     const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
     editor = new EditorPage(page, nr.url);
     await editor.open('kaleyra-vmn-in');
@@ -605,11 +594,8 @@ describe('the demo flow in Chromium (npm start)', function () {
   let browser;
 
   before(async function () {
-    this.timeout(20 * 60 * 1000);
-    const found = await ensureChromium();
-    if (found.skip) this.skip();
-    const { chromium } = require('playwright-core');
-    [nr, browser] = await Promise.all([startNodeRed(), launchChromium(chromium, found)]);
+    this.timeout(120_000);
+    [nr, browser] = await Promise.all([startNodeRed(), launchChromium()]);
   });
   after(async function () {
     this.timeout(60000);

@@ -1,5 +1,4 @@
 'use strict';
-const { caughtCode } = require('./helpers/node-red');
 // The api key appears nowhere but in the requests to the service. All seven nodes run in the real
 // Node-RED runtime with logging at its most verbose (trace, metrics, audit, verbose stacks) and with
 // process.stdout/stderr captured, through success paths, service errors that echo the key, transport
@@ -244,7 +243,7 @@ describe('leak check: the api key appears nowhere', function () {
       await loadFlows(deadUrls);
       for (const id of ACTIONS) {
         const { caught } = await act(id, inputs[id](), 'connection refused');
-        assert.equal(caughtCode(caught), 'NETWORK');
+        assert.equal(caught.error.code, 'NETWORK');
       }
       await unloadFlows();
 
@@ -277,7 +276,7 @@ describe('leak check: the api key appears nowhere', function () {
     assert.ok(seen.credentialsSeen, 'the config node holds the key as its credential');
     assert.ok(recorder.requests.length > 0);
     assert.ok(recorder.requests.every((r) => r.query.api_key === KEY || r.fields.api_key === KEY), 'every request carries the key');
-    const codes = new Set(seen.caught.map((m) => caughtCode(m)));
+    const codes = new Set(seen.caught.map((m) => m.error.code));
     for (const code of ['A404', 'A416', 'E423', 'BAD_RESPONSE', 'HTTP_STATUS', 'NETWORK', 'TIMEOUT', 'INVALID_INPUT']) assert.ok(codes.has(code), `a ${code} failure was met (${[...codes]})`);
     const levels = new Set(seen.handlerLogs.map((e) => e.level));
     console.log(

@@ -1,51 +1,38 @@
 #!/usr/bin/env node
 'use strict';
-// `npm test`: the whole suite on every supported Node-RED: the project's own 4.x and 3.1 under this
-// Node.js, 5.x under Node.js 22 (which it needs), and 4.x and 5.x under Node.js 24 (Node.js 22 and 24
-// fetched from the npm registry as the `node` package). Other Node-RED versions are installed once into .matrix/ (ignored by git). Each run is the
-// same mocha suite, pointed at its Node-RED by KALEYRA_NODE_RED_DIR (test/helpers/node-red.js).
-// KALEYRA_MATRIX=4 (or 3.1, 5, 4@24, 5@24, comma-separated) runs only those.
+// `npm test`: first the setup (test/setup.js: Chromium, redis-server, the matrix's Node.js and Node-RED,
+// the packed client), then the whole mocha suite on every leg of test/legs.js: Node-RED 4.1 and 5.x on
+// Node.js 22 and 24, whatever this machine's own Node.js is (each leg runs on Node.js from .matrix/).
+// Each leg is the same suite, pointed at its Node-RED by KALEYRA_NODE_RED_DIR (test/helpers/node-red.js).
+// `node test/matrix.js 4@22` (or KALEYRA_MATRIX=4@22,5@24) runs only those legs.
 const { spawnSync, spawn } = require('node:child_process');
-const fs = require('node:fs');
 const path = require('node:path');
+const { LEGS } = require('./legs');
+const { nodeRedDirOf } = require('./helpers/provisioned');
+const { ensureNode } = require('../scripts/runtime');
 
 const root = path.resolve(__dirname, '..');
 const mocha = require.resolve('mocha/bin/mocha.js', { paths: [root] });
-const TARGETS = [
-  { key: '4', label: 'Node-RED 4 (project), Node.js ' + process.versions.node },
-  { key: '3.1', label: 'Node-RED 3.1, Node.js ' + process.versions.node, install: 'node-red@~3.1.0' },
-  { key: '5', label: 'Node-RED 5, Node.js 22', install: 'node-red@^5.0.0', node: '22' },
-  // The editor runs in the browser, whatever the server's Node.js: its tests run on the legs above, which
-  // cover Node-RED 3.1, 4 and 5; the Node.js 24 legs run everything else, to keep npm test near 15 minutes.
-  { key: '4@24', label: 'Node-RED 4 (project), Node.js 24', node: '24', ignore: 'test/browser.test.js' },
-  { key: '5@24', label: 'Node-RED 5, Node.js 24', install: 'node-red@^5.0.0', node: '24', dir: '5', ignore: 'test/browser.test.js' },
-];
-const only = process.env.KALEYRA_MATRIX ? process.env.KALEYRA_MATRIX.split(',').map((s) => s.trim()) : null;
-const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-const npx = process.platform === 'win32' ? 'npx.cmd' : 'npx';
-
-function installed(target) {
-  const dir = path.join(root, '.matrix', `node-red-${target.dir ?? target.key}`);
-  const pkg = path.join(dir, 'node_modules', 'node-red', 'package.json');
-  if (!fs.existsSync(pkg)) {
-    console.log(`matrix: installing ${target.install} into ${path.relative(root, dir)}`);
-    fs.mkdirSync(dir, { recursive: true });
-    const r = spawnSync(npm, ['install', '--prefix', dir, '--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--loglevel=error', target.install], { stdio: 'inherit' });
-    if (r.status !== 0) throw new Error(`could not install ${target.install}`);
-  }
-  return path.dirname(pkg);
+const picked = process.argv.slice(2).join(',') || process.env.KALEYRA_MATRIX;
+const only = picked ? picked.split(',').map((s) => s.trim()) : null;
+const unknown = only?.filter((k) => !LEGS.some((l) => l.key === k)) ?? [];
+if (unknown.length) {
+  console.error(`matrix: no leg ${unknown.join(', ')}; the legs are ${LEGS.map((l) => l.key).join(', ')}`);
+  process.exit(2);
 }
 
-function run(target) {
+function run(leg) {
   return new Promise((resolve) => {
     const env = { ...process.env };
-    if (target.install) env.KALEYRA_NODE_RED_DIR = installed(target);
+    if (leg.install) env.KALEYRA_NODE_RED_DIR = nodeRedDirOf(leg);
     else delete env.KALEYRA_NODE_RED_DIR;
-    const version = require(path.join(env.KALEYRA_NODE_RED_DIR ?? path.dirname(require.resolve('node-red/package.json', { paths: [root] })), 'package.json')).version;
-    console.log(`\nmatrix: ${target.label} (node-red ${version})${target.ignore ? `, without ${target.ignore}` : ''}`);
-    const mochaArgs = [mocha, ...(target.ignore ? ['--ignore', target.ignore] : [])];
-    const [cmd, args] = target.node ? [npx, ['-y', '-p', `node@${target.node}`, 'node', ...mochaArgs]] : [process.execPath, mochaArgs];
-    const child = spawn(cmd, args, { cwd: root, env, stdio: ['ignore', 'pipe', 'inherit'] });
+    const version = require(path.join(nodeRedDirOf(leg), 'package.json')).version;
+    const node = ensureNode(leg.node);
+    // A test that starts `node` or `npm` by name gets the leg's Node.js too.
+    env.PATH = `${path.dirname(node)}${path.delimiter}${env.PATH}`;
+    leg.label = `Node-RED ${version}, Node.js ${spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout.trim().slice(1)}`;
+    console.log(`\nmatrix: ${leg.label}${leg.ignore ? `, without ${leg.ignore}` : ''}`);
+    const child = spawn(node, [mocha, ...(leg.ignore ? ['--ignore', leg.ignore] : [])], { cwd: root, env, stdio: ['ignore', 'pipe', 'inherit'] });
     let tail = '';
     let line = '';
     const failures = [];
@@ -58,24 +45,32 @@ function run(target) {
     });
     child.on('close', (code) => {
       const m = /mocha: (\d+) passed, (\d+) failed, (\d+) skipped/.exec(tail);
-      resolve({ target, version, code, failures, passed: m ? +m[1] : 0, failed: m ? +m[2] : 0, skipped: m ? +m[3] : 0, summary: !!m });
+      resolve({ leg, code, failures, passed: m ? +m[1] : 0, failed: m ? +m[2] : 0, skipped: m ? +m[3] : 0, summary: !!m });
     });
   });
 }
 
 (async () => {
+  const legs = LEGS.filter((l) => !only || only.includes(l.key));
+  const setup = spawnSync(process.execPath, [path.join(__dirname, 'setup.js'), `--only=${legs.map((l) => l.key).join(',')}`], { cwd: root, stdio: 'inherit' });
+  if (setup.status !== 0) {
+    // Nothing would run as it should: one failure naming the cause (printed above), not a cascade.
+    console.log('\nmatrix: the setup failed (see "setup: FAILED" above); no test was run');
+    console.log('mocha: 0 passed, 1 failed, 0 skipped');
+    process.exit(1);
+  }
   const results = [];
-  for (const target of TARGETS.filter((t) => !only || only.includes(t.key))) {
+  for (const leg of legs) {
     try {
-      results.push(await run(target));
+      results.push(await run(leg));
     } catch (err) {
-      console.error(`matrix: ${target.label}: ${err.message}`);
-      results.push({ target, version: '?', code: 1, failures: [], passed: 0, failed: 0, skipped: 0, summary: false });
+      console.error(`matrix: ${leg.key}: ${err.message}`);
+      results.push({ leg, code: 1, failures: [], passed: 0, failed: 0, skipped: 0, summary: false });
     }
   }
   console.log('\nmatrix results:');
   for (const r of results) {
-    console.log(`  ${r.target.label} (node-red ${r.version}): ${r.passed} passed, ${r.failed} failed, ${r.skipped} skipped${r.code !== 0 ? ` (exit ${r.code})` : ''}`);
+    console.log(`  ${r.leg.label ?? r.leg.key}: ${r.passed} passed, ${r.failed} failed, ${r.skipped} skipped${r.code !== 0 ? ` (exit ${r.code})` : ''}`);
     for (const f of r.failures) console.log(`    failed: ${f}`);
   }
   const sum = (k) => results.reduce((n, r) => n + r[k], 0);

@@ -1,6 +1,6 @@
 'use strict';
-// The typed client as users get it: the package is packed (npm pack, as it is published), the tarball
-// installed into a temporary project, and a small TypeScript consumer written against it, once as CommonJS
+// The typed client as users get it: the package packed (npm pack, as it is published) and the tarball
+// installed into a project of its own by npm test's setup (test/setup.js), copied here, and a small TypeScript consumer written against it, once as CommonJS
 // and once as ESM, is compiled with the project's TypeScript (strict) and run against the simulator. Then
 // a function node of a real Node-RED uses the client through functionExternalModules.
 const assert = require('node:assert/strict');
@@ -13,8 +13,8 @@ const { Simulator, DEMO_KEY } = require('../dist/simulator');
 const { NodeRedProcess } = require('./helpers/node-red-process');
 const { Recorder } = require('./helpers/recorder');
 const { ROOT, waitFor } = require('./helpers/started-node-red');
+const { CONSUMER_DIR } = require('./helpers/provisioned');
 
-const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const tsc = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
 
 const CONSUMER = `import { KaleyraClient, InputError, type SentMessage } from '@flowcomms/node-red-kaleyra';
@@ -28,21 +28,22 @@ await client.close();
 `;
 
 describe('the typed client, packed and installed as users get it', function () {
-  this.timeout(300_000);
+  this.timeout(120_000);
   let dir;
   let tarball;
   let sim;
   let urls;
 
   before(async function () {
-    this.timeout(300_000);
+    // npm test's setup (test/setup.js) packed the package and installed the tarball into CONSUMER_DIR:
+    // here it is copied (sources written below stay out of the setup's folder) and looked at.
+    const written = path.join(CONSUMER_DIR, 'tarball.txt');
+    if (!fs.existsSync(written)) throw new Error(`the packed package is not installed in ${CONSUMER_DIR}: npm test's setup does that (node test/setup.js)`);
+    tarball = fs.readFileSync(written, 'utf8');
+    const listed = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).split('\n');
+    assert.ok(listed.includes('package/dist/index.d.ts'), 'the tarball carries the types');
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kaleyra-consumer-'));
-    // npm pack runs prepack (the build): the tarball is what the registry would hold.
-    const packed = JSON.parse(execFileSync(npm, ['pack', '--json', '--pack-destination', dir], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }));
-    tarball = path.join(dir, packed[0].filename);
-    assert.ok(packed[0].files.some((f) => f.path === 'dist/index.d.ts'), 'the tarball carries the types');
-    fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'consumer', private: true, version: '1.0.0' }));
-    execFileSync(npm, ['install', '--no-audit', '--no-fund', '--loglevel=error', tarball], { cwd: dir, stdio: ['ignore', 'inherit', 'inherit'] });
+    fs.cpSync(CONSUMER_DIR, dir, { recursive: true });
     sim = new Simulator();
     urls = await sim.start();
   });

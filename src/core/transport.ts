@@ -56,11 +56,6 @@ const libs = () => {
   return (lib = { Pool: undici.Pool, FormData: require('form-data') as typeof FormDataType, UndiciFormData: undici.FormData });
 };
 
-/** What undici takes as a request's signal: an EventEmitter with `aborted`. */
-class AbortEmitter extends EventEmitter {
-  aborted = false;
-}
-
 const DEFAULTS: Required<TransportOptions> = {
   connectTimeout: 10_000,
   timeout: 30_000,
@@ -190,12 +185,14 @@ export class Transport {
 
     // The timeout and the caller's signal (a node closing) abort the request through one EventEmitter,
     // which undici takes as a signal: an AbortController, or AbortSignal.timeout() + any(), costs
-    // microseconds each, a visible share of a send.
-    const abort = new AbortEmitter();
+    // microseconds each, a visible share of a send. The emitter has no `aborted` property: undici 8
+    // treats any object with one as an AbortSignal (an EventTarget), so the state is kept here.
+    const abort = new EventEmitter();
+    let aborted = false;
     let timedOut = false;
     const cancel = () => {
-      if (abort.aborted) return;
-      abort.aborted = true;
+      if (aborted) return;
+      aborted = true;
       abort.emit('abort');
     };
     const timer = setTimeout(() => {
@@ -206,6 +203,8 @@ export class Transport {
     if (req.signal?.aborted) cancel();
     else cancels?.add(cancel);
     try {
+      // Aborted before it started (a node closing): undici would not hear an emit that came first.
+      if (aborted) throw new Error('the request was aborted before it started');
       const res = await this.pool(base.origin).request({ method: req.method, path, headers, body, signal: abort });
       const text = await readBounded(res.body, res.headers['content-length'], this.opts.maxResponseBytes, where);
       if (res.statusCode < 200 || res.statusCode > 299) {
@@ -221,7 +220,7 @@ export class Transport {
       // form-data does not close its parts when the upload is cut off: a half-read stream (and its file
       // descriptor) would stay open until the process ends. It cannot be sent again anyway.
       for (const f of req.files ?? []) if (!Buffer.isBuffer(f.value)) f.value.destroy();
-      throw redactError(toTransportError(err, where, base.origin, abort.aborted, timedOut), req.apiKey);
+      throw redactError(toTransportError(err, where, base.origin, aborted, timedOut), req.apiKey);
     } finally {
       clearTimeout(timer);
       cancels?.delete(cancel);

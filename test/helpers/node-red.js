@@ -18,13 +18,4 @@ function fromNodeRed(id) {
 
 const nodeRedVersion = require(path.join(nodeRedDir, 'package.json')).version;
 
-/**
- * msg.error.code as a Catch node receives it. Node-RED copies err.code there from 4.0 on; before that
- * the code is read from msg.error.message, where our errors' text carries it ("InputError [CODE]: ...").
- */
-function caughtCode(msg) {
-  if (Number(nodeRedVersion.split('.')[0]) >= 4) return msg.error.code;
-  return /^\w+ \[([A-Za-z0-9_]+)\]: /.exec(msg.error.message)?.[1];
-}
-
-module.exports = { nodeRedDir, nodeRedMain, nodeRedVersion, fromNodeRed, caughtCode };
+module.exports = { nodeRedDir, nodeRedMain, nodeRedVersion, fromNodeRed };

@@ -1,31 +1,13 @@
 'use strict';
-// A real redis-server for the tests (Debian's package, installed by the test setup when missing, as
-// Chromium is): started on a free loopback port with its data in a temporary folder, AOF on or off,
-// stopped (or killed, or restarted with or without its data) by the tests.
+// A real redis-server for the tests (Debian's package, installed by npm test's setup, test/setup.js):
+// started on a free loopback port with its data in a temporary folder, AOF on or off, stopped (or killed, or restarted with or without its data) by the tests.
 const fs = require('node:fs');
 const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
-const { spawn, spawnSync } = require('node:child_process');
-const { aptInstall } = require('./apt');
+const { spawn } = require('node:child_process');
+const { requireTool } = require('./provisioned');
 const { freePort, waitFor } = require('./started-node-red');
-
-/** redis-server on the PATH, or where Debian puts it. */
-function findRedis() {
-  const r = spawnSync('sh', ['-c', 'command -v redis-server'], { encoding: 'utf8' });
-  if (r.status === 0) return r.stdout.trim();
-  return fs.existsSync('/usr/bin/redis-server') ? '/usr/bin/redis-server' : undefined;
-}
-
-/** The redis-server executable, installed with apt-get when missing; throws when that is not possible. */
-async function ensureRedis() {
-  let exe = findRedis();
-  if (exe) return exe;
-  const result = await aptInstall(['redis-server'], (line) => console.log(`redis tests: ${line}`));
-  exe = findRedis();
-  if (!result.ok || !exe) throw new Error(`redis-server is missing and could not be installed (apt-get exit code ${result.code})`);
-  return exe;
-}
 
 /** Sends one RESP command on a fresh connection; resolves the raw reply text. */
 function command(port, ...args) {
@@ -58,7 +40,7 @@ class RedisServer {
   }
 
   async start() {
-    this.exe ??= await ensureRedis();
+    this.exe ??= requireTool('redis-server');
     this.port ??= await freePort();
     const args = ['--port', String(this.port), '--bind', '127.0.0.1', '--dir', this.dir, '--save', '', '--appendonly', this.aof ? 'yes' : 'no', '--appendfsync', 'always', '--protected-mode', 'yes', '--daemonize', 'no'];
     this.child = spawn(this.exe, args, { stdio: ['ignore', 'pipe', 'pipe'] });
