@@ -113,9 +113,7 @@ function meta(value: unknown): string | undefined {
   } else {
     throw new InputError('meta', `must be an object (sent as JSON) or a string, not ${v.describe(value)}`);
   }
-  if (v.charCount(text) > CLICK_TO_CALL_LIMITS.metaLength) {
-    throw new InputError('meta', `is ${v.charCount(text)} characters long (as JSON); at most ${CLICK_TO_CALL_LIMITS.metaLength} are allowed`);
-  }
+  v.checkLength('meta', text, CLICK_TO_CALL_LIMITS.metaLength, ' (as JSON)');
   return text;
 }
 

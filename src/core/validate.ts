@@ -34,17 +34,40 @@ export function text(field: string, value: unknown, opts: { max?: number; requir
   if (typeof value !== 'string') throw new InputError(field, `must be a string, not ${describe(value)}`);
   const s = opts.trim === false ? value : value.trim();
   if (opts.required && !s) throw new InputError(field, 'is required');
-  // A string has at least as many UTF-16 units as characters: within the bound in units, no need to count.
-  if (opts.max !== undefined && s.length > opts.max && charCount(s) > opts.max) {
-    throw new InputError(field, `is ${charCount(s)} characters long; at most ${opts.max} are allowed`);
-  }
+  if (opts.max !== undefined) checkLength(field, s, opts.max);
   return s || undefined;
 }
 
-/** Counts characters as a person does (code points), not UTF-16 units. */
+/**
+ * Refuses a string of more than `max` characters (code points), with work bounded by `max`, not by the
+ * string: a string has at least as many UTF-16 units as characters, so one within `max` units is not
+ * counted; each character takes at most two units, so one of more than 2 × `max` units is refused without
+ * counting (the message then gives the least it can be); in between it is counted once, at most 2 × `max`
+ * units. `note` follows "characters long" in the message.
+ */
+export function checkLength(field: string, s: string, max: number, note = ''): void {
+  if (s.length <= max) return;
+  if (s.length > 2 * max) {
+    throw new InputError(field, `is at least ${Math.ceil(s.length / 2)} characters long${note} (${s.length} UTF-16 code units); at most ${max} are allowed`);
+  }
+  const n = charCount(s);
+  if (n > max) throw new InputError(field, `is ${n} characters long${note}; at most ${max} are allowed`);
+}
+
+/** Counts characters as a person does (code points, a lone surrogate as one), not UTF-16 units. */
 export function charCount(s: string): number {
-  let n = 0;
-  for (const _ of s) n++;
+  let n = s.length;
+  // Not `for (const c of s)`: it makes a string of each character. A surrogate pair is one character.
+  for (let i = 0; i < s.length - 1; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff) {
+      const d = s.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        n--;
+        i++;
+      }
+    }
+  }
   return n;
 }
 
@@ -65,7 +88,9 @@ export function integerParam(field: string, value: unknown, min: number, max: nu
 
 /** A decimal number within a range; numeric strings are accepted. */
 export function decimal(field: string, value: unknown, min: number, max: number): number {
-  const n = typeof value === 'string' && /^\s*[-+]?(\d+\.?\d*|\.\d+)\s*$/.test(value) ? Number(value) : value;
+  // Each digit can be matched one way only: `\d+\.?\d*` could split a run of digits between \d+ and \d*
+  // in every way, and took quadratic time to refuse a long one (tens of seconds for 200,000 digits and an `x`).
+  const n = typeof value === 'string' && /^\s*[-+]?(?:\d+(?:\.\d*)?|\.\d+)\s*$/.test(value) ? Number(value) : value;
   if (typeof n !== 'number' || !Number.isFinite(n)) throw new InputError(field, `must be a number, not ${describe(value)}`);
   if (n < min || n > max) throw new InputError(field, `must be between ${min} and ${max}, not ${n}`);
   return n;
@@ -112,7 +137,7 @@ export function list(field: string, value: unknown, separator: RegExp, max: numb
   if (isEmpty(value)) return undefined;
   let items: unknown[];
   if (Array.isArray(value)) items = value;
-  else if (typeof value === 'string') items = value.split(separator).filter((s) => !skipEmpty || s.trim() !== '');
+  else if (typeof value === 'string') items = splitList(field, value, separator, max, skipEmpty);
   else if (typeof value === 'number') items = [value];
   else throw new InputError(field, `must be a string or an array, not ${describe(value)}`);
   if (items.length === 0) throw new InputError(field, 'must not be an empty list');
@@ -125,12 +150,49 @@ export function list(field: string, value: unknown, separator: RegExp, max: numb
   });
 }
 
+const globalSeparators = new Map<RegExp, RegExp>();
+
+/** Longer than any entry a list takes (a phone number with its formatting, ivr:<id>), spaces around it included. */
+const ENTRY_SCAN = 1024;
+
+/**
+ * The entries of a separated string, found one by one, so that refusing a huge string reads only its
+ * start: more than `max` entries (not counting empty ones with `skipEmpty`) are refused as soon as the one
+ * over is found; an entry of more than ENTRY_SCAN characters ends the list there, cut, as its own check
+ * refuses it (the rest of the string is not read).
+ */
+function splitList(field: string, value: string, separator: RegExp, max: number, skipEmpty: boolean): string[] {
+  let re = globalSeparators.get(separator);
+  if (!re) globalSeparators.set(separator, (re = new RegExp(separator.source, separator.flags.includes('g') ? separator.flags : `${separator.flags}g`)));
+  const items: string[] = [];
+  for (let start = 0; ; ) {
+    const stop = Math.min(value.length, start + ENTRY_SCAN + 1);
+    re.lastIndex = start;
+    const m = re.exec(stop === value.length ? value : value.slice(0, stop));
+    if (!m && stop < value.length) {
+      items.push(value.slice(start, stop));
+      return items;
+    }
+    const end = m ? m.index : value.length;
+    const entry = value.slice(start, end);
+    if (!skipEmpty || entry.trim() !== '') {
+      items.push(entry);
+      if (items.length > max) throw new InputError(field, `has more than ${max} entries; at most ${max} are allowed`);
+    }
+    if (!m) return items;
+    start = end + Math.max(1, m[0].length);
+  }
+}
+
+/** No number with its formatting is longer: a longer text is refused without reading it all. */
+const PHONE_TEXT_MAX = 64;
+
 /**
  * A phone number with country code: digits with an optional leading `+` (spec 2.1). Spaces, dashes, dots
  * and brackets inside it are formatting (`+91 98123-45678`, `(0091) 98123 45678`): taken out.
  */
 export function phone(field: string, value: string): string {
-  const digits = value.replace(/[\s\-.()]/g, '');
+  const digits = value.length > PHONE_TEXT_MAX ? '' : value.replace(/[\s\-.()]/g, '');
   if (!/^\+?\d{6,15}$/.test(digits)) {
     throw new InputError(field, `must be a phone number with country code: 6 to 15 digits, country code first (a leading + is allowed; spaces, dashes, dots and brackets are ignored), not ${shown(value)}`);
   }
@@ -152,7 +214,12 @@ export function describe(value: unknown): string {
   return typeof value === 'object' ? 'an object' : typeof value;
 }
 
-/** A given text quoted in an error: cut, and its control characters escaped (errors reach the log). */
+/**
+ * A given text quoted in an error: cut, and its control characters escaped (errors reach the log). Only its
+ * start is read: a huge value costs no more to quote than a short one.
+ */
 export function shown(value: string, max = 40): string {
-  return `"${quote(value, undefined, max)}"`;
+  const head = value.length > 4 * max + 16 ? value.slice(0, 4 * max + 16) : value;
+  const q = quote(head, undefined, max);
+  return `"${head !== value && !q.endsWith('…') ? `${q}…` : q}"`;
 }
