@@ -16,7 +16,10 @@ import { acquireSimulator, addTrigger, releaseSimulator, removeTrigger, SIMULATO
 
 
 /** Longest wait on close for the messages of the account's nodes; the nodes themselves wait 5 s. */
+/** A stopping node cancels what it holds once none of its messages ended for this long... */
 export const CLOSE_GRACE_MS = 5_000;
+/** ...or after this long in all: below Node-RED's own 15 s limit for a node to close, with the account's 2 s after. */
+export const CLOSE_LIMIT_MS = 12_000;
 const STATUS_INTERVAL_MS = 250;
 
 /** Bounds of the memory store, per account (README, ADR 0003). */
@@ -317,7 +320,8 @@ export class Account implements AccountApi {
   }
 
   /**
-   * Closes last (ADR 0003): the account's nodes stop taking messages and let theirs finish (5 s), then
+   * Closes last (ADR 0003): the account's nodes stop taking messages and let theirs finish (while they
+   * keep ending, at most CLOSE_LIMIT_MS), then
    * deregister; once all have, or the grace time is over, what is still queued fails with CLOSED and the
    * connections close. A memory store outlives a redeploy, not the account's removal.
    */
@@ -327,7 +331,7 @@ export class Account implements AccountApi {
       let timer: NodeJS.Timeout | undefined;
       await new Promise<void>((resolve) => {
         this.onEmpty = resolve;
-        timer = setTimeout(resolve, CLOSE_GRACE_MS + 2_000);
+        timer = setTimeout(resolve, CLOSE_LIMIT_MS + 2_000);
       });
       clearTimeout(timer);
     }

@@ -7,7 +7,7 @@ import type { CallOptions, KaleyraClient } from '../core/client';
 import type { Result } from '../core/context';
 import { Codes, InputError, KaleyraError, TransportError } from '../core/errors';
 import { escapeControl } from '../core/redact';
-import { accountOf, CLOSE_GRACE_MS, type AccountApi, type AccountStatus, type Report } from './account';
+import { accountOf, CLOSE_GRACE_MS, CLOSE_LIMIT_MS, type AccountApi, type AccountStatus, type Report } from './account';
 import type { Node, NodeMessage, NodeStatus, RED } from './red';
 
 export interface RunContext {
@@ -135,6 +135,7 @@ export function registerAction<T>(RED: RED, type: string, spec: ActionSpec<T>): 
           if (closing) {
             const outcome = err ? err.code : 'sent';
             endedWhileClosing.set(outcome, (endedWhileClosing.get(outcome) ?? 0) + 1);
+            armGrace();
           }
           done(err);
           if (pending === 0) onIdle?.();
@@ -156,9 +157,22 @@ export function registerAction<T>(RED: RED, type: string, spec: ActionSpec<T>): 
     }
 
     // The account closes after its nodes (ADR 0003): this node takes no new message, lets its messages,
-    // in flight and queued, finish within the grace time, cancels the rest (CLOSED), then deregisters.
+    // in flight and queued, finish while they keep ending (a busy machine is slow, not stuck), cancels the
+    // rest (CLOSED) once none ended for the grace time or at the limit, then deregisters.
+    let closingSince = 0;
+    let limitReached = false;
+    let timer: NodeJS.Timeout | undefined;
+    function armGrace(): void {
+      clearTimeout(timer);
+      const left = closingSince + CLOSE_LIMIT_MS - Date.now();
+      timer = setTimeout(() => {
+        limitReached = left <= CLOSE_GRACE_MS;
+        stopping.abort();
+      }, Math.max(0, Math.min(CLOSE_GRACE_MS, left)));
+    }
     node.on('close', (_removed, done) => {
       closing = true;
+      closingSince = Date.now();
       const finish = () => {
         clearTimeout(timer);
         clearTimeout(statusTimer);
@@ -166,12 +180,13 @@ export function registerAction<T>(RED: RED, type: string, spec: ActionSpec<T>): 
         // Node-RED passes on nothing a stopping flow sends, not even to Catch nodes: say what ended here.
         if (endedWhileClosing.size > 0) {
           const counts = [...endedWhileClosing].map(([outcome, n]) => `${n} ${outcome}`).join(', ');
-          node.warn(`stopped with messages still in flight or queued; they ended as: ${counts} (a stopping flow does not pass them on)`);
+          const limit = limitReached ? `; the ${CLOSE_LIMIT_MS / 1000} s limit was reached` : '';
+          node.warn(`stopped with messages still in flight or queued; they ended as: ${counts} (a stopping flow does not pass them on${limit})`);
         }
         account?.deregister(node);
         done();
       };
-      const timer = setTimeout(() => stopping.abort(), CLOSE_GRACE_MS);
+      armGrace();
       if (pending === 0) finish();
       else onIdle = finish;
     });
