@@ -40,7 +40,8 @@ const redJs = process.env.KALEYRA_NODE_RED_DIR
   : require.resolve('node-red/red.js', { paths: [root] });
 // The package needs Node.js MINIMUM or later: on an older machine Node.js (20, say), Node-RED runs on
 // Node.js 22 from the npm registry (installed once into .matrix/).
-const nodeJs = supportedNode((line) => console.log(`npm start: Node.js ${process.versions.node} is older than ${MINIMUM}: ${line}`));
+const nodeJs = supportedNode((line) => console.log(`npm start: ${line}`));
+if (nodeJs !== process.execPath) console.log(`npm start: Node.js ${process.versions.node} is older than ${MINIMUM}: Node-RED runs on ${path.relative(root, nodeJs)}`);
 const child = spawn(nodeJs, [redJs, '--settings', settingsFile, '--userDir', userDir], {
   stdio: ['ignore', 'pipe', 'inherit'],
   env: { ...process.env, KALEYRA_DEMO_URL: `http://127.0.0.1:${port}` },

@@ -67,7 +67,8 @@ function main() {
   } else log(`found ${TOOLS.map((t) => findTool(t)).join(', ')}`);
   for (const t of TOOLS) if (!findTool(t)) problems.push(`${t.name} is missing (apt-get install -y ${t.debian} as root); the ${t.for} need it`);
 
-  for (const major of [...new Set(legs.map((l) => l.node))]) {
+  // Node.js 22 always: `npm start` (and its test) runs Node-RED on it when the machine's own is older.
+  for (const major of [...new Set([22, ...legs.map((l) => l.node)])]) {
     try {
       step(`Node.js ${major}`, () => log(`Node.js ${major}: ${ensureNode(major, log)}`));
     } catch (err) {

@@ -212,3 +212,30 @@ describe('npm start (scripts/start.js) as a real process', function () {
     assert.equal(await listening(port), false);
   });
 });
+
+describe('npm start on a machine whose own Node.js is older than the package needs', function () {
+  this.timeout(120_000);
+  // The machine's own node (PATH, as npm test got it, before a leg put its Node.js first), when older.
+  const { atLeast, MINIMUM, versionOf } = require('../scripts/runtime');
+  const old = ['/usr/bin/node', '/usr/local/bin/node'].find((p) => versionOf(p) && !atLeast(versionOf(p), MINIMUM));
+
+  it(`runs Node-RED on Node.js ${MINIMUM.split('.')[0]}+ from the npm registry (installed by the setup), and the demo starts`, async function () {
+    if (!old) this.skip(); // every Node.js on this machine is recent enough: nothing to bring
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kaleyra-start-old-'));
+    const nr = new StartedNodeRed({ port: await freePort(), userDir: dir, node: old });
+    try {
+      await nr.start();
+      assert.match(nr.output, new RegExp(`npm start: Node\\.js ${versionOf(old).replace(/\./g, '\\.')} is older than ${MINIMUM.replace(/\./g, '\\.')}`));
+      const ran = /Node\.js\s+version:\s+v(\d+\.\d+\.\d+)/.exec(nr.output);
+      assert.ok(ran, `Node-RED logs its Node.js version:\n${nr.output}`);
+      assert.ok(atLeast(ran[1], MINIMUM), `Node-RED runs on Node.js ${ran[1]}, at least ${MINIMUM}`);
+      assert.deepEqual(errorLines(nr.output), []);
+      const res = await nr.fetch('/nodes', { headers: { Accept: 'application/json' } });
+      const types = (await res.json()).filter((s) => s.module === MODULE).flatMap((s) => s.types);
+      assert.deepEqual(types.sort(), [...TYPES].sort());
+    } finally {
+      await nr.stop().catch(() => nr.kill());
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -59,7 +59,9 @@ function readCredentials(userDir, secret) {
 }
 
 class StartedNodeRed {
-  constructor({ port, userDir }) {
+  /** `node`: the Node.js that runs scripts/start.js (default: this one). */
+  constructor({ port, userDir, node = process.execPath }) {
+    this.node = node;
     this.port = port;
     this.userDir = userDir;
     this.url = `http://127.0.0.1:${port}`;
@@ -71,7 +73,7 @@ class StartedNodeRed {
   start() {
     this.spawnedAt = Date.now();
     // Its own process group (detached), so that a failed test can still end Node-RED with it.
-    this.child = spawn(process.execPath, [path.join(ROOT, 'scripts', 'start.js')], {
+    this.child = spawn(this.node, [path.join(ROOT, 'scripts', 'start.js')], {
       cwd: ROOT,
       env: { ...process.env, PORT: String(this.port), KALEYRA_DATA_DIR: this.userDir },
       stdio: ['ignore', 'pipe', 'pipe'],
