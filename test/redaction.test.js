@@ -9,6 +9,9 @@ const { Transport } = require('../dist/core/transport');
 const { sendMessage } = require('../dist/core/messaging');
 const { callStatus } = require('../dist/core/call-status');
 const { quote, redactDeep, escapeControl } = require('../dist/core/redact');
+const { KaleyraClient } = require('../dist/core/client');
+const { helper, loadNode, logText } = require('./helpers/flow');
+const { until } = require('./helpers/http-node');
 
 const KEY = 'Zq7Wm2Kp9Xr4Tn6Yb8Vc3';
 const TO = '919812345678';
@@ -123,6 +126,81 @@ describe('redaction and quoting of hostile answers', function () {
 
     it('escapeControl writes each as \\uXXXX and leaves other text alone', () => {
       assert.equal(escapeControl('a\u001bb\nc\u2028d é ✓'), 'a\\u001bb\\u000ac\\u2028d é ✓');
+    });
+  });
+
+  // Issue 19, item 7: a status that looks like a code but is a cut of the key (a hostile or broken answer
+  // echoing part of the request) was taken as err.code, unmasked, and reached msg.error, the node's status,
+  // the log and Check account. A code is treated as any quoted text: no run of 6 of the key's characters.
+  describe('part of the key as the status of an answer', () => {
+    const CUTS = [
+      ['its first 20 characters', KEY.slice(0, 20)],
+      ['its last 12 characters', KEY.slice(-12)],
+    ];
+    /** Everything of an error that can reach a msg, a log or a screen, as one text. */
+    const exposed = (err) => [err.code, err.message, String(err.stack), String(err), JSON.stringify(err)].join('\n');
+
+    for (const [what, cut] of CUTS) {
+      it(`core client, ${what} as the status of a send's and of a read's answer: no 6 characters of the key in the error`, async () => {
+        const client = new KaleyraClient({ apiKey: KEY, messagingUrl: rec.url, obdUrl: rec.url, readRetry: { retries: 0 } });
+        try {
+          rec.reply = () => ({ body: JSON.stringify({ status: cut, message: 'x' }) });
+          const calls = [() => client.sendMessage({ from: '919000000001', to: TO, body: 'hi' }), () => client.callStatus({ id: 'c1' })];
+          for (const call of calls) {
+            await assert.rejects(call(), (err) => {
+              assert.deepEqual(keyRuns(exposed(err)), [], exposed(err));
+              assert.equal(err.code, 'SERVICE_ERROR', 'the code of a status that is no code');
+              assert.equal(err.message, 'x (status "***")');
+              return true;
+            });
+          }
+        } finally {
+          await client.close();
+        }
+      });
+    }
+
+    it('a status that is a code is still the code, and one that merely shares 5 characters with the key too', async () => {
+      for (const status of ['A404', 'E423', KEY.slice(0, 5), `${KEY.slice(0, 5)}_${KEY.slice(5, 10)}`]) {
+        rec.reply = () => ({ body: JSON.stringify({ status, message: 'refused' }) });
+        await assert.rejects(callStatus(ctx(), 'c1'), (err) => {
+          assert.deepEqual([err.code, err.message], [status, 'refused']);
+          return true;
+        });
+      }
+    });
+
+    describe('through the nodes in the runtime', () => {
+      afterEach(() => helper.unload());
+
+      for (const [what, cut] of CUTS) {
+        it(`whatsapp, ${what} as the status: Catch gets SERVICE_ERROR, and no 6 characters of the key in msg.error, the status or the log`, async () => {
+          rec.reply = () => ({ body: JSON.stringify({ status: cut, message: 'x' }) });
+          const t = await loadNode('kaleyra-whatsapp', { from: '919000000001', to: TO }, { config: { messagingUrl: rec.url }, apiKey: KEY });
+          const { output, error } = await t.run({ payload: 'hi' });
+          assert.equal(output, undefined);
+          assert.equal(error.error.code, 'SERVICE_ERROR', error.error.message);
+          assert.match(error.error.message, /x \(status "\*\*\*"\)/);
+          const shown = [JSON.stringify(error.error), JSON.stringify(await t.finalStatus()), logText()].join('\n');
+          assert.deepEqual(keyRuns(shown), [], shown);
+        });
+      }
+
+      it('call status watch: a read answered with the key\'s first 20 characters as the status ends the watch with SERVICE_ERROR, masked', async () => {
+        let reads = 0;
+        rec.reply = () =>
+          ++reads === 1
+            ? { body: JSON.stringify({ status: '200', message: 'OK', data: [{ id: 'c1', mobile: '9812345678', status: 'INPROGRESS', senttime: '2026-11-24 10:00:00' }] }) }
+            : { body: JSON.stringify({ status: KEY.slice(0, 20), message: 'x' }) };
+        const t = await loadNode('kaleyra-call-status', { watch: true, watchInterval: 2 }, { config: { obdUrl: rec.url }, apiKey: KEY });
+        t.node.receive({ payload: 'c1', ref: 'ticket-1' });
+        await until(() => t.errors.length === 1, 'the watch to end with an error on Catch', 15_000);
+        const [error] = t.errors;
+        assert.equal(error.ref, 'ticket-1', 'the watch\'s own msg');
+        assert.equal(error.error.code, 'SERVICE_ERROR', error.error.message);
+        const shown = [JSON.stringify(error.error), logText()].join('\n');
+        assert.deepEqual(keyRuns(shown), [], shown);
+      });
     });
   });
 

@@ -4,7 +4,7 @@
 import type { XMLParser } from 'fast-xml-parser';
 import { Codes, ServiceError, TransportError } from './errors';
 import { phpUnserialize } from './php-unserialize';
-import { quote } from './redact';
+import { hasKeyRun, maskKeyRuns, quote } from './redact';
 
 export interface Envelope {
   status: string;
@@ -175,13 +175,18 @@ function messageText(message: unknown): string {
 /**
  * Throws the service's error when the envelope's status is not the interface's success status. Its code
  * is the status when that looks like a code (A404, E423, 500), and its text the service's message,
- * quoted as any outside text is.
+ * quoted as any outside text is. A status holding 6 or more of the key's characters in a row (an answer
+ * echoing part of the request) is no code: SERVICE_ERROR, with the status quoted, masked, in the text; the
+ * envelope the error carries has them masked too, in its status and message.
  */
 export function checkStatus(env: Envelope, success: 'OK' | '200', apiKey?: string): Envelope {
   if (env.status.toUpperCase() === success) return env;
-  const code = /^[A-Za-z0-9_.-]{1,32}$/.test(env.status) ? env.status : 'SERVICE_ERROR';
+  const code = /^[A-Za-z0-9_.-]{1,32}$/.test(env.status) && !hasKeyRun(env.status, apiKey) ? env.status : 'SERVICE_ERROR';
   const status = code === env.status ? '' : ` (status "${quote(env.status, apiKey, 40)}")`;
-  throw new ServiceError(code, quote(env.message, apiKey, 500) + status, env);
+  const message = quote(env.message, apiKey, 500) + status;
+  env.status = maskKeyRuns(env.status, apiKey);
+  env.message = maskKeyRuns(env.message, apiKey);
+  throw new ServiceError(code, message, env);
 }
 
 /** Lists a value that may be one record, an array, or an object keyed by index ("0", "1", ...). */

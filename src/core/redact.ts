@@ -47,8 +47,21 @@ export function quote(text: string, apiKey: string | undefined, max = 120): stri
   return escapeControl(maskKeyRuns(flat, apiKey)) + (cut ? '…' : '');
 }
 
-function maskKeyRuns(text: string, apiKey: string | undefined): string {
-  if (!apiKey || apiKey.length < EDGE_RUN) return text;
+let grams: { apiKey: string; list: string[] } | undefined;
+
+/**
+ * Whether `text` holds a run of ≥ 6 of the key's characters (what quote() masks): one native search per
+ * 6-character piece of the key, not a slice per position of the text.
+ */
+export function hasKeyRun(text: string, apiKey: string | undefined): boolean {
+  if (!apiKey || apiKey.length < EDGE_RUN || text.length < EDGE_RUN) return false;
+  if (grams?.apiKey !== apiKey) grams = { apiKey, list: Array.from({ length: apiKey.length - EDGE_RUN + 1 }, (_, i) => apiKey.slice(i, i + EDGE_RUN)) };
+  return grams.list.some((g) => text.includes(g));
+}
+
+/** Every run of ≥ 6 of the key's characters masked, and nothing else changed. */
+export function maskKeyRuns(text: string, apiKey: string | undefined): string {
+  if (!apiKey || !hasKeyRun(text, apiKey)) return text;
   let out = '';
   for (let i = 0; i < text.length; ) {
     let end = i;
