@@ -1,6 +1,7 @@
 // "Check account": one harmless read that tells whether an account's key works, before any real send
 // (interface C, spec 4.3 and 5): the status of a call id that cannot exist. The service then answers
-// A416 (no such call) to a key it knows, "key not found" to one it does not, A404 to a suspended account.
+// A416 (no such call) to a key it knows, "Api Key not found" to one it does not (whatever status comes
+// with it), A404 to a suspended account.
 import { randomBytes } from 'node:crypto';
 import type { KaleyraClient } from './client';
 import { ConfigError, ServiceError, TransportError } from './errors';
@@ -18,6 +19,9 @@ export function configProblem(err: ConfigError): AccountCheck {
   return { result: 'config', message: `A setting cannot work: ${err.message}` };
 }
 
+/** The service's message for a key it does not know (spec 7: `Api Key not found`), in any case and spacing. */
+const API_KEY_NOT_FOUND = /\bapi[\s_-]*key\s+not\s+found\b/i;
+
 export async function checkAccountKey(client: KaleyraClient): Promise<AccountCheck> {
   const id = `kaleyracheck${randomBytes(6).toString('hex')}`;
   try {
@@ -26,9 +30,12 @@ export async function checkAccountKey(client: KaleyraClient): Promise<AccountChe
   } catch (err) {
     if (err instanceof ConfigError) return configProblem(err);
     if (err instanceof ServiceError) {
+      const unknown = { result: 'unknown-key', message: `The key does not work: the service does not know it ("${err.message}").` } as const;
+      // Spec 5 and 7: "Api Key not found" comes with no code of its own: whatever the status, the key is unknown.
+      if (API_KEY_NOT_FOUND.test(err.message)) return unknown;
       if (err.code === 'A416') return { result: 'works', message: 'The service knows the key: it answered A416 ("no such call") to a call id made up for the check.' };
       if (err.code === 'A404') return { result: 'suspended', message: 'The account is suspended (A404): the key is known, but the service refuses its requests. Ask Kaleyra.' };
-      if (/key.*not\s*found|invalid.*key/i.test(err.message)) return { result: 'unknown-key', message: `The key does not work: the service does not know it ("${err.message}").` };
+      if (/key.*not\s*found|invalid.*key/i.test(err.message)) return unknown;
       return { result: 'service-error', message: `The service refused the check with ${err.code}: ${err.message}` };
     }
     if (err instanceof TransportError) return { result: 'unreachable', message: `The call status service could not be asked: ${err.message}` };
