@@ -178,6 +178,11 @@ export class Simulator extends EventEmitter {
     return this.callbackLog;
   }
 
+  /** Resolves once no callback is scheduled or in flight (a test's proof that no more will come). */
+  callbacksIdle(): Promise<void> {
+    return this.sender.idle();
+  }
+
   get inbox(): readonly InboxRecord[] {
     return this.inboxStore.records;
   }
