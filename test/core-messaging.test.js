@@ -59,7 +59,6 @@ function patternStream(size) {
 }
 
 describe('core/messaging (interface A) against a recording server', function () {
-  this.timeout(60_000);
   let recorder;
   let ctx;
   let tmp;

@@ -407,7 +407,6 @@ describe('core/decode: response decoders', function () {
   });
 
   describe('property check: nothing but BAD_RESPONSE escapes toEnvelope', function () {
-    this.timeout(60_000);
 
     const FIXTURES = [
       '{"status":"OK","message":"Message submitted successfully","data":[{"id":"a1b2","customid":"","mobile":"919812345678","status":"AWAITED-DLR"},{"id":"c3","mobile":"919812345679"}]}',

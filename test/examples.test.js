@@ -107,7 +107,7 @@ const EXPECTATIONS = {
     const [incoming] = await atLeast(out('demo-debug-sms'), 1, 'the incoming SMS');
     assertSms(incoming, sms);
     // The inbox node polls every 5 s.
-    await until(() => out('demo-debug-inbox').some((m) => isRecord(m.payload, { sender: sms.from, message: sms.message })), 'the SMS in the polled inbox', 20000);
+    await until(() => out('demo-debug-inbox').some((m) => isRecord(m.payload, { sender: sms.from, message: sms.message })), 'the SMS in the polled inbox', 60_000);
   },
 
   async 'kaleyra-whatsapp.json'({ out }) {
@@ -172,7 +172,6 @@ const EXPECTATIONS = {
 };
 
 describe('examples/ in the real runtime', function () {
-  this.timeout(60000);
   const httpNode = new HttpNode();
   const savedDemoUrl = process.env.KALEYRA_DEMO_URL;
   const files = exampleFiles();

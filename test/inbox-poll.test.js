@@ -287,14 +287,13 @@ describe('inbox polling', function () {
   });
 
   describe('kaleyra-inbox with a poll interval (simulator)', () => {
-    this.timeout(40000);
     let out;
     let polls; // statuses "polled: N new" so far
     const failures = [];
 
     const flow = () => [
       { id: 'f1', type: 'tab', label: 'poll' },
-      { id: 'cfg', type: 'kaleyra-config', name: 'sim', simulator: true, timeout: 5 },
+      { id: 'cfg', type: 'kaleyra-config', name: 'sim', simulator: true, timeout: 60 },
       { id: 'n1', type: 'kaleyra-inbox', z: 'f1', account: 'cfg', pollInterval: 1, wires: [['out']] },
       { id: 'out', type: 'helper', z: 'f1' },
       { id: 'c1', type: 'catch', z: 'f1', scope: null, uncaught: false, wires: [['caught']] },
@@ -323,7 +322,7 @@ describe('inbox polling', function () {
     /** Waits for `n` more completed polls. */
     const morePolls = (n) => {
       const target = polls.length + n;
-      return until(() => polls.length >= target, `${n} more polls`, 15000);
+      return until(() => polls.length >= target, `${n} more polls`, 60_000);
     };
 
     after(() => helper.unload());

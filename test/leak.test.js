@@ -60,7 +60,7 @@ function leaks(text) {
 }
 
 describe('leak check: the api key appears nowhere', function () {
-  this.timeout(120_000);
+  this.timeout(300_000);
   const recorder = new Recorder();
   const httpNode = new HttpNode();
   const seen = { outputs: [], caught: [], statuses: [], logs: [], handlerLogs: [], errors: [], stdout: [], flows: [], nodes: [], credentialsSeen: false };
@@ -144,7 +144,7 @@ describe('leak check: the api key appears nowhere', function () {
   async function act(id, msg, what) {
     const before = load.outputs[id].length + catchCount(id);
     helper.getNode(id).receive(msg);
-    await until(() => load.outputs[id].length + catchCount(id) > before, `${id}: ${what}`, 15_000);
+    await until(() => load.outputs[id].length + catchCount(id) > before, `${id}: ${what}`, 60_000);
     return { output: load.outputs[id].length > 0 ? load.outputs[id].at(-1) : undefined, caught: load.caught.filter((m) => m.error.source.id === id).at(-1) };
   }
   const inputs = {

@@ -10,7 +10,6 @@ const { RedisStore, checkRedisUrl } = require('../dist/core/redis-store');
 const { contract } = require('./helpers/store-contract');
 
 describe('Redis state store', function () {
-  this.timeout(60_000);
   const redis = new RedisServer({ aof: true });
   const open = [];
   const store = (prefix = `t${open.length}:`, extra = {}) => {
@@ -88,13 +87,13 @@ describe('Redis state store', function () {
     } finally {
       await redis.start();
     }
-    await waitFor(() => s.get('kept').then((v) => v === 'yes', () => false), 'the store to reconnect by itself', 20_000);
+    await waitFor(() => s.get('kept').then((v) => v === 'yes', () => false), 'the store to reconnect by itself', 60_000);
     assert.equal(await s.epoch(), before);
 
     await redis.kill();
     redis.wipe();
     await redis.start();
-    await waitFor(() => s.get('kept').then((v) => v === undefined, () => false), 'the reconnection to the empty Redis', 20_000);
+    await waitFor(() => s.get('kept').then((v) => v === undefined, () => false), 'the reconnection to the empty Redis', 60_000);
     assert.notEqual(await s.epoch(), before, 'a new epoch: the data was lost');
   });
 
@@ -109,7 +108,7 @@ describe('Redis state store', function () {
     } finally {
       await redis.start();
     }
-    await waitFor(() => states.length === 3, 'the reconnection', 20_000);
+    await waitFor(() => states.length === 3, 'the reconnection', 60_000);
     await new Promise((r) => setTimeout(r, 300));
     assert.deepEqual(states.map(([up]) => up), [true, false, true], 'one line per change, not one per failed attempt');
     assert.equal(typeof states[1][1], 'string');

@@ -293,7 +293,6 @@ describe('simulator', function () {
     });
 
     it('E504 for a file of 64 MB + 1 byte, parsed or too large to parse', async function () {
-      this.timeout(20000);
       const justOver = await sendJson({ to: '919800000001', type: 'document' }, {}, { data: Buffer.alloc(64 * 1024 * 1024 + 1), filename: 'big.pdf' });
       assert.deepEqual(justOver, { status: 'E504', message: 'file size exceeds 64 MB' });
       const farOver = await sendJson({ to: '919800000001', type: 'document' }, {}, { data: Buffer.alloc(66 * 1024 * 1024), filename: 'bigger.pdf' });

@@ -7,7 +7,7 @@ const assert = require('node:assert/strict');
 const { runSoak, describe: describeSoak } = require('../bench/soak-run');
 
 describe('soak (small): faults and a redeploy', function () {
-  this.timeout(60_000);
+  this.timeout(300_000); // a soak: minutes on a busy machine
 
   it('answers every msg exactly once: 0 lost, 0 duplicated, retries as the policy allows', async () => {
     const r = await runSoak({ messages: 300, statuses: 60, redeployAfter: 150, progressEvery: 0, timeLimitMs: 45_000, log: () => undefined });

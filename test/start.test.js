@@ -25,7 +25,6 @@ async function getFlows(nr) {
 const errorLines = (output) => output.split('\n').filter((l) => /\[(error|fatal)\]/i.test(l));
 
 describe('npm start (scripts/start.js) as a real process', function () {
-  this.timeout(90000);
   let userDir;
   let port;
   let nr;
@@ -214,7 +213,6 @@ describe('npm start (scripts/start.js) as a real process', function () {
 });
 
 describe('npm start on a machine whose own Node.js is older than the package needs', function () {
-  this.timeout(120_000);
   // The machine's own node (PATH, as npm test got it, before a leg put its Node.js first), when older.
   const { atLeast, MINIMUM, versionOf } = require('../scripts/runtime');
   const old = ['/usr/bin/node', '/usr/local/bin/node'].find((p) => versionOf(p) && !atLeast(versionOf(p), MINIMUM));

@@ -28,7 +28,6 @@ await client.close();
 `;
 
 describe('the typed client, packed and installed as users get it', function () {
-  this.timeout(120_000);
   let dir;
   let tarball;
   let sim;
@@ -115,7 +114,7 @@ describe('the typed client, packed and installed as users get it', function () {
     fs.cpSync(path.join(dir, 'node_modules'), path.join(nr.userDir, 'node_modules'), { recursive: true, dereference: false });
     try {
       await nr.start();
-      await waitFor(() => collector.requests.length > 0, 'the function node to send and post its result', 30_000);
+      await waitFor(() => collector.requests.length > 0, 'the function node to send and post its result', 60_000);
       const [sent] = JSON.parse(collector.last.raw.toString());
       assert.equal(sent.mobile, '919812345678');
       assert.match(sent.id, /\w+/);

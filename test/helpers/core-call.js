@@ -13,7 +13,7 @@ const { InputError, ServiceError, TransportError } = require('../../dist/core/er
  */
 function coreSuite(key, reply) {
   const rec = new Recorder();
-  const transport = new Transport({ timeout: 5000 });
+  const transport = new Transport({ timeout: 60_000 });
   /** The recorder's answer: a reply, or a function of the request giving one. */
   const answer = (r) => {
     rec.reply = typeof r === 'function' ? r : () => r;

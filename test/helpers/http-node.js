@@ -77,7 +77,7 @@ function statuses(helper, id) {
  * Resolves once `check()` is true (or resolves true: a check may be async); rejects after `ms` with `what`
  * (a safety net, not a timing assertion).
  */
-async function until(check, what, ms = 8000) {
+async function until(check, what, ms = 60_000) {
   const started = Date.now();
   while (!(await check())) {
     if (Date.now() - started > ms) throw new Error(`timed out waiting for ${what}`);

@@ -47,7 +47,7 @@ class RedisServer {
     this.child.stdout.on('data', (d) => (this.output += d));
     this.child.stderr.on('data', (d) => (this.output += d));
     this.exited = new Promise((resolve) => this.child.on('exit', resolve));
-    await waitFor(async () => (await command(this.port, 'PING').catch(() => '')).startsWith('+PONG'), `redis-server on port ${this.port}`, 20_000);
+    await waitFor(async () => (await command(this.port, 'PING').catch(() => '')).startsWith('+PONG'), `redis-server on port ${this.port}`, 60_000);
     return this;
   }
 

@@ -40,7 +40,7 @@ function listening(port) {
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /** Resolves once `check()` is truthy (it may be async); rejects after `ms` (a deadline, not a timing check). */
-async function waitFor(check, what, ms = 20000) {
+async function waitFor(check, what, ms = 60_000) {
   const started = Date.now();
   for (;;) {
     const value = await check();
