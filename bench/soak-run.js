@@ -15,7 +15,7 @@
 //     retry policy (docs/adr/0002-retry-policy.md).
 // Every loop is bounded by a count and by `timeLimitMs`; network only to 127.0.0.1.
 const helper = require('node-red-node-test-helper');
-const { nodeRedMain, fromNodeRed, caughtCode } = require('../test/helpers/node-red');
+const { nodeRedMain, fromNodeRed } = require('../test/helpers/node-red');
 const { hooks } = fromNodeRed('@node-red/util');
 const { request } = require('undici');
 
@@ -208,7 +208,7 @@ async function runSoak(opts = {}) {
   hooks.add(`onReceive.${HOOK}`, (e) => {
     if (e.destination?.id !== 'soak-catch') return;
     const i = indexOf(e.msg);
-    if (i >= 0 && isOurs(e.msg.error?.source?.id)) answer(i, `error ${caughtCode(e.msg)}`);
+    if (i >= 0 && isOurs(e.msg.error?.source?.id)) answer(i, `error ${e.msg.error.code}`);
   });
   hooks.add(`onComplete.${HOOK}`, (e) => {
     if (!isOurs(e.node?.id)) return;

@@ -55,3 +55,11 @@ function supportedNode(log) {
 }
 
 module.exports = { MINIMUM, atLeast, ensureNode, supportedNode, versionOf };
+
+// `node scripts/runtime.js <script> [args]`: runs the script on a supported Node.js (npm run soak, bench,
+// simulator), with its exit code.
+if (require.main === module) {
+  const node = supportedNode((line) => console.error(line));
+  const r = spawnSync(node, process.argv.slice(2), { stdio: 'inherit' });
+  process.exit(r.status ?? 1);
+}

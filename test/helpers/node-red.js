@@ -16,6 +16,4 @@ function fromNodeRed(id) {
   return require(require.resolve(id, { paths: [nodeRedDir] }));
 }
 
-const nodeRedVersion = require(path.join(nodeRedDir, 'package.json')).version;
-
-module.exports = { nodeRedDir, nodeRedMain, nodeRedVersion, fromNodeRed };
+module.exports = { nodeRedDir, nodeRedMain, fromNodeRed };
