@@ -77,7 +77,7 @@ describe('core/messaging (interface A) against a recording server', function () 
   beforeEach(function () {
     recorder.requests = [];
     recorder.reply = okReply;
-    ctx = { transport: new Transport(), apiKey: KEY, baseUrl: `${recorder.url}/prefix` };
+    ctx = { transport: new Transport({ timeout: 60_000 }), apiKey: KEY, baseUrl: `${recorder.url}/prefix` };
   });
 
   afterEach(async function () {
