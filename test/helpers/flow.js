@@ -1,10 +1,13 @@
 'use strict';
-// Runs our nodes in the real Node-RED runtime (node-red-node-test-helper) next to a Catch node, and
-// collects what each input message turned into: an output, a Catch error, statuses and log lines.
+// Runs our nodes in the real Node-RED runtime (node-red-node-test-helper) next to a Catch node and a
+// Complete node, and collects what each input message turned into: its outputs, its end (Complete for
+// done(), Catch for done(err)), statuses and log lines.
+const crypto = require('node:crypto');
 const helper = require('node-red-node-test-helper');
 const { nodeRedMain, fromNodeRed } = require('./node-red');
 
 const catchNode = fromNodeRed('@node-red/nodes/core/common/25-catch.js');
+const completeNode = fromNodeRed('@node-red/nodes/core/common/24-complete.js');
 
 helper.init(nodeRedMain);
 
@@ -19,8 +22,9 @@ const NODE_MODULES = {
 };
 
 /**
- * Loads config node `cfg` + the node under test `n1` wired to helper `out`, and a Catch node wired
- * to helper `caught`. Returns a harness with `run(msg)` resolving to { output } or { error }.
+ * Loads config node `cfg` + the node under test `n1` wired to helper `out`, a Catch node wired to helper
+ * `caught` and a Complete node (scope n1) wired to helper `completed`. Returns a harness whose `run(msg)`
+ * resolves once that message has ended, to its outputs and its Catch message.
  */
 async function loadNode(type, props, { config = {}, apiKey = 'TESTKEY0123456789abcdef', extra = [] } = {}) {
   const flow = [
@@ -29,11 +33,13 @@ async function loadNode(type, props, { config = {}, apiKey = 'TESTKEY0123456789a
     { id: 'out', type: 'helper', z: 'f1' },
     { id: 'c1', type: 'catch', z: 'f1', scope: null, uncaught: false, wires: [['caught']] },
     { id: 'caught', type: 'helper', z: 'f1' },
+    { id: 'c2', type: 'complete', z: 'f1', scope: ['n1'], uncaught: false, wires: [['completed']] },
+    { id: 'completed', type: 'helper', z: 'f1' },
     { id: 'f1', type: 'tab', label: 'test' },
     ...extra,
   ];
   const credentials = apiKey ? { cfg: { apiKey } } : {};
-  const modules = [catchNode, NODE_MODULES['kaleyra-config']];
+  const modules = [catchNode, completeNode, NODE_MODULES['kaleyra-config']];
   if (type !== 'kaleyra-config') modules.push(NODE_MODULES[type]);
   for (const n of extra) if (NODE_MODULES[n.type] && !modules.includes(NODE_MODULES[n.type])) modules.push(NODE_MODULES[n.type]);
   await helper.load(modules, flow, credentials);
@@ -46,28 +52,44 @@ async function loadNode(type, props, { config = {}, apiKey = 'TESTKEY0123456789a
   };
   const outputs = [];
   const errors = [];
+  /** run()s waiting for their message to end, by _msgid. */
+  const waiting = new Map();
+  const ended = (msg, how) => waiting.get(msg._msgid)?.(how, msg);
   helper.getNode('out').on('input', (m) => outputs.push(m));
-  helper.getNode('caught').on('input', (m) => errors.push(m));
+  helper.getNode('caught').on('input', (m) => {
+    errors.push(m);
+    ended(m, 'caught');
+  });
+  helper.getNode('completed').on('input', (m) => ended(m, 'completed'));
 
-  /** Sends msg and waits until it has produced one output or one Catch message. */
-  function run(msg, timeout = 8000) {
-    const before = outputs.length + errors.length;
-    node.receive(msg);
+  /**
+   * Sends msg and resolves once it has ended: its Complete message (done()) or its Catch message
+   * (done(err)). An output is delivered before the end is (send() queues it first), so the result holds
+   * exactly the message's outputs so far: { output: the last, error: the Catch message, outputs, errors }.
+   * Rejects when the message both had an output and went to Catch, and (a safety net) when it has not
+   * ended within `timeout` ms.
+   */
+  function run(msg, timeout = 60_000) {
+    if (!msg._msgid) msg._msgid = crypto.randomBytes(8).toString('hex');
+    const id = msg._msgid;
+    const mine = (list) => list.filter((m) => m._msgid === id);
     return new Promise((resolve, reject) => {
-      const started = Date.now();
-      const check = () => {
-        if (outputs.length + errors.length > before) {
-          // wait a little to make sure nothing else arrives for the same msg
-          return setTimeout(() => resolve(settled(before)), 30);
+      const timer = setTimeout(() => {
+        waiting.delete(id);
+        reject(new Error(`the message did not end within ${timeout} ms: no Complete and no Catch message (${mine(outputs).length} outputs so far)`));
+      }, timeout);
+      waiting.set(id, (how, end) => {
+        clearTimeout(timer);
+        waiting.delete(id);
+        const own = mine(outputs);
+        if (how === 'caught' && own.length > 0) {
+          reject(new Error(`the message both had ${own.length} output(s) and went to Catch: ${JSON.stringify(end.error)}`));
+        } else {
+          resolve({ output: own.at(-1), error: how === 'caught' ? end : undefined, outputs: own, errors: how === 'caught' ? [end] : [] });
         }
-        if (Date.now() - started > timeout) return reject(new Error('no output and no error for the message'));
-        setTimeout(check, 5);
-      };
-      check();
+      });
+      node.receive(msg);
     });
-  }
-  function settled() {
-    return { output: outputs[outputs.length - 1], error: errors[errors.length - 1], outputs, errors };
   }
   /** The status shown once the node is idle (status updates are throttled, the last one trails). */
   async function finalStatus(timeout = 3000) {
@@ -82,6 +104,26 @@ async function loadNode(type, props, { config = {}, apiKey = 'TESTKEY0123456789a
   return { node, run, statuses, outputs, errors, helper, finalStatus };
 }
 
+/**
+ * Deploys `flow` as helper.setFlows() does, without its fixed 300 ms wait for the flows to start (which
+ * a busy machine misses): resolves once the runtime says they started; `ms` is only a safety net.
+ */
+async function setFlows(flow, type = 'full', credentials = {}, ms = 60_000) {
+  let onStarted;
+  let timer;
+  const started = new Promise((resolve, reject) => {
+    helper._events.on('flows:started', (onStarted = resolve));
+    timer = setTimeout(() => reject(new Error(`the flows did not start within ${ms} ms of the ${type} deploy`)), ms);
+  });
+  try {
+    await helper._redNodes.setFlows(flow, credentials, type);
+    await started;
+  } finally {
+    clearTimeout(timer);
+    helper._events.off('flows:started', onStarted);
+  }
+}
+
 /** Everything the runtime logged during the test, as one string. */
 function logText() {
   return helper
@@ -93,4 +135,4 @@ function logText() {
 /** A status text the nodes send as a key of kaleyra-config's catalog (the editor shows it translated). */
 const statusKey = (key) => `@flowcomms/node-red-kaleyra/kaleyra-config:kaleyra-config.status.${key}`;
 
-module.exports = { helper, loadNode, logText, NODE_MODULES, catchNode, statusKey };
+module.exports = { helper, loadNode, setFlows, logText, NODE_MODULES, catchNode, completeNode, statusKey };
