@@ -5,13 +5,13 @@
 // and shared by two replicas.
 const assert = require('node:assert/strict');
 const request = require('supertest');
-const { helper, NODE_MODULES, catchNode } = require('./helpers/flow');
+const { helper, setFlows, NODE_MODULES, catchNode } = require('./helpers/flow');
 const { HttpNode, until } = require('./helpers/http-node');
 const { Simulator, DEMO_KEY } = require('../dist/simulator');
 const { Correlator, mobileKey, newRef } = require('../dist/core/correlation');
 const { MemoryStore } = require('../dist/core/state-store');
 const { SlowStore } = require('./helpers/slow-store');
-const { withClock } = require('./helpers/clock');
+const { withClock, fakeTimers, settle } = require('./helpers/clock');
 const { CALLBACK_VARIABLES } = require('../dist/core/click-to-call');
 
 const TOKEN = 'tok123';
@@ -24,6 +24,24 @@ const MODULES = [
   NODE_MODULES['kaleyra-callback'],
 ];
 const ONLY_SENT = '919812340000'; // the simulator sends SENT only to this number
+
+/** A copy of `list` in a fixed random order: Fisher–Yates driven by a seeded generator (mulberry32). */
+function shuffled(list, seed) {
+  let a = seed >>> 0;
+  const random = () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const out = [...list];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [out[i], out[j]] = [out[j], out[i]];
+  }
+  return out;
+}
 
 describe('correlation of callbacks with sends', function () {
   describe('end to end through the runtime and the simulator', () => {
@@ -191,7 +209,7 @@ describe('correlation of callbacks with sends', function () {
       await until(() => t.events.length >= 1, 'the SENT event');
       const url = lastCallbackUrl();
       // Full deploy: every node stops (Node-RED then deletes their memory context) and starts again.
-      await helper.setFlows(flow(), 'full', { cfg: { apiKey: DEMO_KEY }, cb: { token: TOKEN } });
+      await setFlows(flow(), 'full', { cfg: { apiKey: DEMO_KEY }, cb: { token: TOKEN } });
       t = collect();
       await callBack(url, 'DELIVERED', ONLY_SENT);
       await until(() => t.events.length >= 1, 'the DELIVERED event');
@@ -264,21 +282,30 @@ describe('correlation of callbacks with sends', function () {
       assert.deepEqual(d, { id: 'id-1', userRef: 'r1', state: 'DELIVERED', late: true, known: true });
     });
 
-    it('concurrent updates of one ref lose nothing: every id and every furthest state is kept', async () => {
-      const c = new Correlator(store());
+    it('concurrent updates of one ref, at several replicas at once, lose nothing: every id and every furthest state is kept', async () => {
+      // One Correlator applies the callbacks of one ref one at a time (in arrival order), so within one
+      // process the store's advance never runs twice at once for a key. Replicas do run it at once: the
+      // callbacks go to four Correlators on one store, and only an atomic advance keeps the furthest state.
+      const shared = store();
+      const replicas = Array.from({ length: 4 }, () => new Correlator(shared));
       const ref = newRef();
-      await c.track(ref, 'message', 'bulk');
+      await replicas[0].track(ref, 'message', 'bulk');
       const mobiles = Array.from({ length: 60 }, (_, i) => `9198${String(10000000 + i)}`);
-      await c.identified(ref, Object.fromEntries(mobiles.map((m, i) => [m, `id-${i}`])));
-      const ops = [];
-      for (const m of mobiles) for (const s of ['SENT', 'DELIVERED', 'READ', 'FAILED']) ops.push(() => c.delivery(ref, m, s));
-      // A fixed shuffle, all started at once.
-      const order = ops.map((op, i) => [(i * 7919) % ops.length, op]).sort((x, y) => x[0] - y[0]);
-      const results = await Promise.all(order.map(([, op]) => op()));
-      assert.equal(results.length, ops.length);
-      // Afterwards every recipient answers READ with its id.
-      for (const [i, m] of mobiles.entries()) {
-        assert.deepEqual(await c.delivery(ref, m, 'SENT'), { id: `id-${i}`, userRef: 'bulk', state: 'READ', late: true, known: true });
+      await replicas[0].identified(ref, Object.fromEntries(mobiles.map((m, i) => [m, `id-${i}`])));
+      const updates = mobiles.flatMap((mobile) => ['SENT', 'DELIVERED', 'READ', 'FAILED'].map((status) => ({ mobile, status })));
+      // A fixed shuffle, all started at once: the order differs from one recipient to the next.
+      const order = shuffled(updates, 42);
+      const positions = (m) => order.filter((u) => u.mobile === m).map((u) => u.status).join(' ');
+      const orders = new Set(mobiles.map(positions));
+      assert.ok(orders.size >= 10, `the shuffle mixes each recipient's states differently (${orders.size} orders)`);
+      assert.ok(mobiles.some((m) => /READ.*SENT/.test(positions(m))) && mobiles.some((m) => /SENT.*READ/.test(positions(m))), 'READ comes before SENT for some, after it for others');
+      const results = await Promise.all(order.map(({ mobile, status }, i) => replicas[i % replicas.length].delivery(ref, mobile, status)));
+      assert.equal(results.length, updates.length);
+      // Afterwards every recipient answers READ with its id, at every replica.
+      for (const c of replicas) {
+        for (const [i, m] of mobiles.entries()) {
+          assert.deepEqual(await c.delivery(ref, m, 'SENT'), { id: `id-${i}`, userRef: 'bulk', state: 'READ', late: true, known: true }, m);
+        }
       }
     });
 
@@ -332,7 +359,8 @@ describe('correlation of callbacks with sends', function () {
       let settled = false;
       const sent = c.delivery(ref, '+919812345678', 'SENT').finally(() => (settled = true));
       const delivered = c.delivery(ref, '919812345678', 'DELIVERED');
-      await new Promise((r) => setTimeout(r, 50));
+      // Every step it could take without the answer (store reads a few event-loop turns each) is taken.
+      await settle();
       assert.equal(settled, false, 'the callback waits for the answer');
       await c.identified(ref, { '919812345678': 'id-early' });
       assert.deepEqual(await sent, { id: 'id-early', userRef: 'early', state: 'SENT', late: false, known: true });
@@ -345,60 +373,86 @@ describe('correlation of callbacks with sends', function () {
       assert.deepEqual(await event, { id: 'c2c_early', userRef: 'ring', custom: 'ticket7', known: true });
     });
 
-    it('a callback of a send that then failed is not correlated; a send never answered holds callbacks only answerWaitMs', async () => {
-      const c = new Correlator(store(), { answerWaitMs: 200 });
-      const failed = newRef();
-      await c.track(failed, 'message');
-      const event = c.delivery(failed, '919812345678', 'SENT');
-      await c.forget(failed);
-      assert.equal((await event).known, false);
+    // The waits below are measured on a clock the test moves (test/helpers/clock.js): how long a callback is
+    // held is a count of simulated milliseconds, not what a busy machine makes of a real timer.
+    describe('on a clock the test moves', () => {
+      let clock;
+      beforeEach(() => (clock = fakeTimers()));
+      afterEach(() => clock.restore());
+      const pending = Symbol('pending');
+      /** A box holding what `promise` has settled to so far, or `pending`. */
+      const track = (promise) => {
+        const box = { value: pending };
+        promise.then((v) => (box.value = v), (e) => (box.value = e));
+        return box;
+      };
 
-      const silent = newRef();
-      await c.track(silent, 'message', 'lost');
-      const t0 = Date.now();
-      const first = await c.delivery(silent, '919812345678', 'SENT');
-      const waited = Date.now() - t0;
-      assert.ok(waited >= 190, `waited ${waited} ms`);
-      assert.deepEqual(first, { id: undefined, userRef: 'lost', state: 'SENT', late: false, known: true });
-      const t1 = Date.now();
-      await c.delivery(silent, '919812345678', 'DELIVERED');
-      assert.ok(Date.now() - t1 < 150, 'a later callback does not wait again');
-    });
+      it('a callback of a send that then failed is not correlated; a send never answered holds callbacks answerWaitMs from the send, and only once', async () => {
+        const c = new Correlator(store(), { answerWaitMs: 200 });
+        const failed = newRef();
+        await c.track(failed, 'message');
+        const event = track(c.delivery(failed, '919812345678', 'SENT'));
+        await c.forget(failed);
+        await clock.advance(1000); // a shared store's record may be written late: the callback looks again, for a moment
+        assert.equal(event.value.known, false);
 
-    it("a callback at another replica than its send waits for the send's answer there too, at most answerWaitMs", async () => {
-      const shared = store();
-      const sender = new Correlator(shared, { answerWaitMs: 400 });
-      const receiver = new Correlator(shared, { answerWaitMs: 400 });
-      const ref = newRef();
-      await sender.track(ref, 'message', 'remote');
-      const early = receiver.delivery(ref, '919812345678', 'SENT');
-      await new Promise((r) => setTimeout(r, 60));
-      await sender.identified(ref, { '919812345678': 'id-remote' });
-      assert.deepEqual(await early, { id: 'id-remote', userRef: 'remote', state: 'SENT', late: false, known: true });
+        const silent = newRef();
+        await c.track(silent, 'message', 'lost');
+        await clock.advance(50); // the callback comes 50 ms after the send started
+        const first = track(c.delivery(silent, '919812345678', 'SENT'));
+        await clock.advance(149);
+        assert.equal(first.value, pending, 'held while answerWaitMs has not passed since the send started');
+        await clock.advance(1);
+        assert.deepEqual(first.value, { id: undefined, userRef: 'lost', state: 'SENT', late: false, known: true }, 'let go answerWaitMs after the send started');
+        const later = track(c.delivery(silent, '919812345678', 'DELIVERED'));
+        await clock.advance(0);
+        assert.notEqual(later.value, pending, 'a later callback does not wait again');
+        assert.equal(later.value.state, 'DELIVERED');
+      });
 
-      const never = newRef();
-      await sender.track(never, 'message', 'never');
-      const t0 = Date.now();
-      const r = await receiver.delivery(never, '919812345678', 'SENT');
-      const waited = Date.now() - t0;
-      assert.ok(waited >= 350 && waited < 2000, `waited ${waited} ms`);
-      assert.equal(r.known, true);
-    });
+      it("a callback at another replica than its send waits for the send's answer there too, at most answerWaitMs", async () => {
+        const shared = store();
+        const sender = new Correlator(shared, { answerWaitMs: 400 });
+        const receiver = new Correlator(shared, { answerWaitMs: 400 });
+        const ref = newRef();
+        await sender.track(ref, 'message', 'remote');
+        const early = track(receiver.delivery(ref, '919812345678', 'SENT'));
+        await clock.advance(60);
+        assert.equal(early.value, pending, 'the callback waits for the answer at the other replica');
+        await sender.identified(ref, { '919812345678': 'id-remote' });
+        await clock.advance(340);
+        assert.deepEqual(early.value, { id: 'id-remote', userRef: 'remote', state: 'SENT', late: false, known: true });
 
-    it('on a shared store the record is written while the request goes out: a callback at another replica that comes first looks again, for a moment', async () => {
-      const shared = store();
-      const sender = new Correlator(shared);
-      const receiver = new Correlator(shared);
-      const ref = newRef();
-      const early = receiver.delivery(ref, '919812345678', 'SENT'); // before the record exists
-      await new Promise((r) => setTimeout(r, 50));
-      await sender.track(ref, 'message', 'written-late');
-      await sender.identified(ref, { '919812345678': 'id-late' });
-      assert.deepEqual(await early, { id: 'id-late', userRef: 'written-late', state: 'SENT', late: false, known: true });
-      // A ref no one records is given up after that moment (under a second), uncorrelated.
-      const t0 = Date.now();
-      assert.equal((await receiver.delivery(newRef(), '919812345678', 'SENT')).known, false);
-      assert.ok(Date.now() - t0 < 1500);
+        const never = newRef();
+        await sender.track(never, 'message', 'never');
+        await clock.advance(50); // the callback comes 50 ms after the send started
+        const r = track(receiver.delivery(never, '919812345678', 'SENT'));
+        await clock.advance(349);
+        assert.equal(r.value, pending, 'held while answerWaitMs has not passed since the send started');
+        await clock.advance(1);
+        assert.deepEqual(r.value, { id: undefined, userRef: 'never', state: 'SENT', late: false, known: true }, 'let go answerWaitMs after the send started');
+      });
+
+      it('on a shared store the record is written while the request goes out: a callback at another replica that comes first looks again, for a moment', async () => {
+        const shared = store();
+        const sender = new Correlator(shared);
+        const receiver = new Correlator(shared);
+        const ref = newRef();
+        const early = track(receiver.delivery(ref, '919812345678', 'SENT')); // before the record exists
+        await clock.settle();
+        assert.equal(early.value, pending, 'it looks again rather than give up at once');
+        await sender.track(ref, 'message', 'written-late');
+        await sender.identified(ref, { '919812345678': 'id-late' });
+        await clock.advance(1000);
+        assert.deepEqual(early.value, { id: 'id-late', userRef: 'written-late', state: 'SENT', late: false, known: true });
+        // A ref no one records is given up after that moment (under a second), uncorrelated.
+        const unknown = track(receiver.delivery(newRef(), '919812345678', 'SENT'));
+        await clock.settle();
+        assert.equal(unknown.value, pending, 'it looks again');
+        await clock.advance(1000);
+        assert.notEqual(unknown.value, pending, 'given up within a second');
+        assert.equal(unknown.value.known, false);
+      });
     });
 
     it('an unknown status sits between SENT and DELIVERED', async () => {
