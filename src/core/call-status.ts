@@ -1,4 +1,4 @@
-// Interface C, spec 4.3 (check outbound call status) and 2.4 (call status record), with 7 (errors).
+// Interface C, outbound call status (docs/service.md §4).
 // Validates the call id before anything is sent, GETs `{obd_url}/api/v1/`, and turns whatever shape
 // `data` comes back in (index-keyed, a list, one record, XML `voice` elements) into an array of records.
 import { InputError } from './errors';
@@ -6,9 +6,11 @@ import { asList, isRecord, recordOf, type Envelope } from './decode';
 import { formatParam, perform, type Call, type CallContext, type Result } from './context';
 import * as v from './validate';
 
-// ---- Spec 4.3: parameters ----
+// ---- Parameters (docs/service.md §4.2) ----
 
-/** The request example uses `voice.status`; the parameter table gives `voice.groupStatus`. Both are allowed. */
+/**
+ * The service's request example uses `voice.status`, its parameter table `voice.groupStatus`: both are allowed.
+ */
 export const CALL_STATUS_METHODS = ['voice.status', 'voice.groupStatus'] as const;
 export type CallStatusMethod = (typeof CALL_STATUS_METHODS)[number];
 
@@ -16,12 +18,12 @@ export type CallStatusMethod = (typeof CALL_STATUS_METHODS)[number];
 export type CallStatusInput = string | number | { id: string | number; mobile?: string | number };
 
 export const CALL_STATUS_LIMITS = {
-  /** Not in the spec: a bound for the call id. */
+  /** Ours (docs/service.md §4.7): a bound for the call id. */
   idLength: 100,
 };
 
 /**
- * Spec 4.3: validates the input into the query of the request (without `format` and `api_key`).
+ * Validates the input into the query of the request (without `format` and `api_key`).
  * `id` is "numeric with symbols": letters are allowed too (ids seen elsewhere are alphanumeric), as are
  * `. _ : + -`; no whitespace. `mobile` is "numeric". Other keys of an object input are ignored.
  */
@@ -57,18 +59,18 @@ function mobile(value: unknown): string | undefined {
   return m;
 }
 
-// ---- Spec 2.4: the call status record ----
+// ---- The call status record (docs/service.md §4.3) ----
 
 export const CALL_STATUS_FIELDS = ['id', 'mobile', 'status', 'senttime'] as const;
 
 /**
- * One call. Every spec field is a string ('' when missing); `status` is passed through whatever it is
- * (the set of values is open, spec 3); other fields are kept.
+ * One call. Every documented field is a string ('' when missing); `status` is passed through whatever it
+ * is (the set of values is open, docs/service.md §4.5); other fields are kept.
  */
 export type CallStatusRecord = { [K in (typeof CALL_STATUS_FIELDS)[number]]: string } & { [field: string]: unknown };
 
 /**
- * Spec 2.4: the records of `data`: keyed by index ("0", "1": JSON, PHP serialize, and the plain-text
+ * The records of `data`: keyed by index ("0", "1": JSON, PHP serialize, and the plain-text
  * form's `data.0.id` lines), a list, one record (`data.id`), or XML `voice` elements (`data.voice`, an
  * object for one element, an array for several). Empty or absent data: no records.
  */
@@ -82,18 +84,18 @@ export function normaliseCallStatus(envelope: Envelope): CallStatusRecord[] {
 }
 
 
-// ---- Spec 4.3: the request ----
+// ---- The request (docs/service.md §4.1) ----
 
 /**
- * Spec 4.3: the validated request. Success is status "200"; an unknown id or mobile is the service's
- * A416 (spec 7), surfacing as a ServiceError. The payload is the list of records.
+ * The validated request. Success is status "200"; an unknown id or mobile is the service's A416
+ * (docs/service.md §4.4), surfacing as a ServiceError. The payload is the list of records.
  */
 export function callStatusCall(input: unknown, method?: unknown, format?: CallContext['format']): Call<CallStatusRecord[]> {
   const { method: m, ...rest } = callStatusParams(input, method);
   return { kind: 'read', method: 'GET', path: '/api/v1/', params: { method: m, format: formatParam(format, ['json', 'xml', 'php', 'text']), ...rest }, success: '200', normalise: normaliseCallStatus };
 }
 
-/** Checks the status of an outbound call (spec 4.3), one attempt. */
+/** Checks the status of an outbound call (docs/service.md §4), one attempt. */
 export async function callStatus(ctx: CallContext, input: unknown, method?: unknown): Promise<Result<CallStatusRecord[]>> {
   return perform(ctx, callStatusCall(input, method, ctx.format));
 }

@@ -8,9 +8,9 @@ import type { CallStatusRecord } from './call-status';
 import { TransportError } from './errors';
 
 /**
- * Statuses after which a call does not change. The spec names only COMPLETED (2.4); the others are the
- * ends the simulator gives a click-to-call (its legs' outcomes) and those of the voice status lists of
- * service-facts.md. Status sets are open: a flow can give its own list.
+ * Statuses after which a call does not change. The service documents only COMPLETED; the others are the
+ * ends the simulator gives a click-to-call (its legs' outcomes) and those of the voice status lists known
+ * from elsewhere (docs/service.md §4.5). Status sets are open: a flow can give its own list.
  */
 export const DEFAULT_FINAL_STATUSES = [
   'COMPLETED',

@@ -1,14 +1,13 @@
-// Interface D, spec 4.4 (start click-to-call), 2.5 (its response) and 6.2 (its callback URL), with 7
-// (errors) and 8 (limits). Validates the request before anything is sent, GETs
-// `{voice_url}/v1/?method=dial.click2call`, and returns the call id.
+// Interface D, click-to-call (docs/service.md §5), and its callback URL (§6.2). Validates the request
+// before anything is sent, GETs `{voice_url}/v1/?method=dial.click2call`, and returns the call id.
 import { Codes, InputError, TransportError } from './errors';
 import { asList, type Envelope } from './decode';
 import { formatParam, perform, type Call, type CallContext, type Result } from './context';
 import * as v from './validate';
 
-// ---- Spec 4.4: parameters ----
+// ---- Parameters (docs/service.md §5.2) ----
 
-/** What a user gives (msg.payload): the parameters of spec 4.4 by their spec names. */
+/** What a user gives (msg.payload): the service's parameters by the service's names. */
 export interface ClickToCallInput {
   /** First leg: a 10-digit number, several as an array or joined with `-`. */
   caller: string | number | Array<string | number>;
@@ -25,28 +24,29 @@ export interface ClickToCallInput {
   meta?: unknown;
   /** A custom reference id of the call: alphanumeric. */
   custom?: string | number;
-  /** Called at first-leg answer and at call end; may hold the `{variables}` of spec 6.2. */
+  /** Called at first-leg answer and at call end; may hold the `{variables}` of docs/service.md §6.2. */
   callback?: string;
 }
 
+/** The service's limits, and ("ours") the package's own where it documents none (docs/service.md §5.5). */
 export const CLICK_TO_CALL_LIMITS = {
-  /** Spec 8: 10 digits per number. Not in the spec: at most 10 numbers per leg. */
+  /** 10 digits per number (the service's); ours: at most 10 numbers per leg. */
   legNumbers: 10,
-  /** Spec 8: 0 to 2. */
+  /** The service's: 0 to 2. */
   retryMax: 2,
-  /** Not in the spec (default 0, no maximum shown): at most a day. */
+  /** Ours (the service gives a default of 0, no maximum): at most a day. */
   delayMax: 86_400,
-  /** Not in the spec: a bound for the metadata. */
+  /** Ours: a bound for the metadata. */
   metaLength: 2000,
-  /** Not in the spec: a bound for the custom reference. */
+  /** Ours: a bound for the custom reference. */
   customLength: 50,
-  /** Not in the spec: a bound for the IVR id. */
+  /** Ours: a bound for the IVR id. */
   ivrIdLength: 50,
 };
 
 /**
- * Spec 4.4: validates the input into the query of the request (without `format` and `api_key`).
- * `return=1` is always sent, so the answer carries the call id. Keys the spec does not name are ignored.
+ * Validates the input into the query of the request (without `format` and `api_key`). `return=1` is
+ * always sent, so the answer carries the call id. Keys the service does not name are ignored.
  */
 export function clickToCallParams(input: unknown): Record<string, string | undefined> {
   const req = v.plainObject('request', input ?? {});
@@ -54,7 +54,7 @@ export function clickToCallParams(input: unknown): Record<string, string | undef
   if (!caller) throw new InputError('caller', 'is required: the first-leg number (10 digits; several joined with - or as an array)');
   const receiver = legs('receiver', req.receiver, /\^/, receiverItem);
   if (!receiver) {
-    // Spec 7: E423 "receiver value not provided".
+    // The service's own code, E423 "receiver value not provided" (docs/service.md §5.4).
     throw new InputError('receiver', 'is required (receiver value not provided): a 10-digit number, several joined with ^, or ivr:<ivr_id>', 'E423');
   }
   if (receiver.length > 1 && receiver.some((r) => r.startsWith('ivr:'))) {
@@ -123,16 +123,16 @@ function custom(value: unknown): string | undefined {
   return c;
 }
 
-// ---- Spec 2.5: the response ----
+// ---- The answer (docs/service.md §5.3) ----
 
 /** The started call. */
 export interface ClickToCallResult {
-  /** The call id (spec 2.5: alphanumeric, at most 50 characters, seen with a `c2c_` prefix). */
+  /** The call id (alphanumeric, at most 50 characters, seen with a `c2c_` prefix). */
   id: string;
 }
 
 /**
- * Spec 2.5: the call id from `data.id` (JSON, XML `<data><id>`, the plain-text `data.id:` line), or
+ * The call id from `data.id` (JSON, XML `<data><id>`, the plain-text `data.id:` line), or
  * `data` itself when it is the id, or the first record's id when `data` is a list.
  */
 export function callIdOf(envelope: Envelope): string | undefined {
@@ -142,10 +142,10 @@ export function callIdOf(envelope: Envelope): string | undefined {
   return typeof id === 'string' && id.trim() ? id.trim() : undefined;
 }
 
-// ---- Spec 4.4: the request ----
+// ---- The request (docs/service.md §5.1) ----
 
 /**
- * Spec 4.4: the validated request. Success is status "200"; a missing receiver is the service's E423
+ * The validated request. Success is status "200"; a missing receiver is the service's E423
  * (refused here before sending). The payload is `{ id }`. A success without a call id is a BAD_RESPONSE
  * TransportError whose text says the call may nevertheless have been placed.
  */
@@ -165,14 +165,14 @@ function callResult(envelope: Envelope): ClickToCallResult {
   return { id };
 }
 
-/** Starts a click-to-call (spec 4.4), one attempt. */
+/** Starts a click-to-call (docs/service.md §5), one attempt. */
 export async function startClickToCall(ctx: CallContext, input: unknown): Promise<Result<ClickToCallResult>> {
   return perform(ctx, clickToCallCall(input, ctx.format));
 }
 
-// ---- Spec 6.2: the callback URL ----
+// ---- The callback URL (docs/service.md §6.2) ----
 
-/** The replaceable variables of spec 6.2, in its order. */
+/** The replaceable variables, in the service's order. */
 export const CALLBACK_VARIABLES = [
   'caller',
   'receiver',
@@ -189,11 +189,11 @@ export const CALLBACK_VARIABLES = [
 export type CallbackVariable = (typeof CALLBACK_VARIABLES)[number];
 
 /**
- * Spec 6.2 step 1: `base` with a query parameter `name={name}` for every variable, braces kept
+ * `base` with a query parameter `name={name}` for every variable, braces kept
  * literally so the service can replace them, then `extra` parameters (percent-encoded as usual).
  * A variable whose name the base query or `extra` already uses is not added again. The fragment, if
- * any, stays at the end. Steps 2 and 3 (encoding it once as the `callback` parameter) happen when the
- * request's query is built.
+ * any, stays at the end. Encoding it once as the `callback` parameter happens when the request's query
+ * is built.
  */
 export function buildCallbackUrl(base: string, extra: Record<string, string> = {}): string {
   const checked = v.url('callback', base);

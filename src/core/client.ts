@@ -12,8 +12,8 @@ import { callStatusCall, type CallStatusInput, type CallStatusMethod } from './c
 import { clickToCallCall, type ClickToCallInput } from './click-to-call';
 
 /**
- * The base URLs of Kaleyra's public documentation (service-facts.md). The VMN inbox host is not
- * published: the account's own must be given to read the inbox.
+ * The base URLs of Kaleyra's public documentation and clients (docs/service.md §1.1). The VMN inbox host
+ * is not published: the account's own must be given to read the inbox.
  */
 export const DEFAULT_BASE_URLS = {
   messagingUrl: 'https://global.kaleyra.com',
@@ -52,7 +52,7 @@ const URL_NAMES: readonly UrlName[] = ['messagingUrl', 'vmnUrl', 'obdUrl', 'voic
 
 /**
  * The account's settings, checked before anything is sent: a ConfigError names the first unusable one.
- * Spec 2.1 and 4.4: the key is alphanumeric; fewer than 8 characters is no real key (and could turn up
+ * The key is alphanumeric (docs/service.md §1.2); fewer than 8 characters is no real key (and could turn up
  * inside an answer by chance). A base URL left empty only disables its interface.
  */
 export function checkAccount(config: Pick<AccountConfig, 'apiKey' | UrlName>): void {

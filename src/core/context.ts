@@ -1,5 +1,5 @@
 // What every interface call needs, and the one way a prepared call is performed. Each interface module
-// validates its input and prepares a Call (spec sections 2 and 4); the client then queues it, retries
+// validates its input and prepares a Call (docs/service.md §2–5); the client then queues it, retries
 // it as its kind allows, and performs it here.
 import type { Transport, FilePart } from './transport';
 import type { Envelope } from './decode';

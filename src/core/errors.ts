@@ -26,7 +26,10 @@ export abstract class KaleyraError extends Error {
   }
 }
 
-/** Bad input, refused before anything is sent. `code` is the spec's code where it names one (E603...). */
+/**
+ * Bad input, refused before anything is sent. `code` is the service's where it has one (E603...,
+ * docs/service.md §7.1).
+ */
 export class InputError extends KaleyraError {
   readonly code: string;
   readonly field: string;

@@ -1,14 +1,14 @@
-// Interface B, spec 4.2 (read VMN inbox) and 2.3 (inbox record), with 7 (errors) and 8 (limits).
-// Validates the filters before anything is sent, GETs `{vmn_url}/v1/?method=inbox`, and turns whatever
-// shape `data.rows.inbox` comes back in into an array of records with every spec field.
+// Interface B, the VMN inbox (docs/service.md §3). Validates the filters before anything is sent, GETs
+// `{vmn_url}/v1/?method=inbox`, and turns whatever shape `data.rows.inbox` comes back in into an array
+// of records with every documented field.
 import { InputError } from './errors';
 import { asList, isRecord, recordOf, type Envelope } from './decode';
 import { formatParam, perform, type Call, type CallContext, type Result } from './context';
 import * as v from './validate';
 
-// ---- Spec 4.2: parameters ----
+// ---- Parameters (docs/service.md §3.2) ----
 
-/** The filters of spec 4.2, as a user gives them. */
+/** The filters, as a user gives them. */
 export interface InboxQuery {
   /** Results from this date: a string in any format or a number (both sent as given), or a Date. */
   fromdate?: string | number | Date;
@@ -19,27 +19,28 @@ export interface InboxQuery {
   keyword?: string;
   /** The sender's number. */
   mobile?: string | number;
-  /** Results per request, 1 to 1000; the service's default (spec 8) is 50. */
+  /** Results per request, 1 to 1000; the service's default is 50. */
   limit?: number | string;
   /** Page to fetch, from 1. */
   page?: number | string;
 }
 
+/** Bounds of the package's own: the service documents none (docs/service.md §3.5). */
 export const INBOX_LIMITS = {
-  /** Not in the spec: a bound for a free-form date string. */
+  /** A bound for a free-form date string. */
   dateLength: 64,
-  /** Not in the spec: one SMS worth of keyword. */
+  /** One SMS worth of keyword. */
   keywordLength: 160,
-  /** Not in the spec (its default is 50): a bound so one request cannot ask for everything. */
+  /** The service's default is 50: a bound so one request cannot ask for everything. */
   limitMax: 1000,
-  /** Not in the spec: a bound for the page number. */
+  /** A bound for the page number. */
   pageMax: 1_000_000,
 };
 
 /**
- * Spec 4.2: validates the filters into the query of the request (without `format` and `api_key`).
- * Absent filters are left out, so the service's defaults apply (limit 50). Keys the spec does not name
- * are ignored. `undefined`/`null` mean "no filters".
+ * Validates the filters into the query of the request (without `format` and `api_key`). Absent filters are left
+ * out, so the service's defaults apply (limit 50). Keys the service does not name are ignored.
+ * `undefined`/`null` mean "no filters".
  */
 export function inboxParams(q: unknown): Record<string, string | undefined> {
   const query = v.isEmpty(q) ? {} : v.plainObject('query', q);
@@ -66,9 +67,9 @@ export function inboxParams(q: unknown): Record<string, string | undefined> {
 }
 
 /**
- * "Any date format" (spec 4.2): a string is sent as given, and a number as its digits (20261101 is sent
- * as "20261101": the service reads it as it reads the text). A Date is sent as `YYYY-MM-DD HH:mm:ss`
- * read from its UTC fields, so the result does not depend on the time zone of the machine running Node-RED.
+ * "Any date format" (docs/service.md §3.2): a string is sent as given, and a number as its digits (20261101 is
+ * sent as "20261101": the service reads it as it reads the text). A Date is sent as `YYYY-MM-DD HH:mm:ss` read
+ * from its UTC fields, so the result does not depend on the time zone of the machine running Node-RED.
  */
 function dateParam(field: string, value: unknown): { text: string; time?: number } | undefined {
   if (v.isEmpty(value)) return undefined;
@@ -90,15 +91,15 @@ function utcDateTime(d: Date): string {
   return `${p(d.getUTCFullYear(), 4)}-${p(d.getUTCMonth() + 1)}-${p(d.getUTCDate())} ${p(d.getUTCHours())}:${p(d.getUTCMinutes())}:${p(d.getUTCSeconds())}`;
 }
 
-// ---- Spec 2.3: the inbox record ----
+// ---- The inbox record (docs/service.md §3.3) ----
 
 export const INBOX_FIELDS = ['recipient', 'keyword', 'sender', 'message', 'operator', 'circle', 'response', 'received_time'] as const;
 
-/** One incoming SMS. Every spec field is a string ('' when the service left it out); other fields are kept. */
+/** One incoming SMS: every documented field a string ('' when the service left it out), other fields kept. */
 export type InboxRecord = { [K in (typeof INBOX_FIELDS)[number]]: string } & { [field: string]: unknown };
 
 /**
- * Spec 2.3: the records of `data.rows.inbox`. The shape for several messages is not shown, so any of
+ * The records of `data.rows.inbox`. The shape for several messages is not documented, so any of
  * these is read: one record object, an array, an object keyed by index ("0", "1", ...: JSON of a PHP
  * array, and PHP serialize), repeated `<inbox>` elements of XML (one element decodes as an object),
  * and `rows` itself being a list of `{ inbox: record }` or of records. Empty or absent rows: no records.
@@ -116,15 +117,15 @@ function looksLikeRecord(row: Record<string, unknown>): boolean {
 }
 
 
-// ---- Spec 4.2: the request ----
+// ---- The request (docs/service.md §3.1) ----
 
-/** Spec 4.2: the validated request; success is status "200" (spec 7); the payload is the list of records. */
+/** The validated request; success is status "200" (docs/service.md §1.4); the payload is the list of records. */
 export function inboxCall(q: unknown, format?: CallContext['format']): Call<InboxRecord[]> {
   const { method, ...filters } = inboxParams(q);
   return { kind: 'read', method: 'GET', path: '/v1/', params: { method, format: formatParam(format, ['json', 'php', 'xml']), ...filters }, success: '200', normalise: normaliseInbox };
 }
 
-/** Reads the VMN inbox (spec 4.2), one attempt. */
+/** Reads the VMN inbox (docs/service.md §3), one attempt. */
 export async function readInbox(ctx: CallContext, q: unknown): Promise<Result<InboxRecord[]>> {
   return perform(ctx, inboxCall(q, ctx.format));
 }

@@ -1,5 +1,5 @@
-// Interface A, spec 2.1 (outgoing message), 2.2 (submission response), 4.1 (send), 7, 8.
-// Validates everything the spec states before anything is sent, then POSTs the multipart form.
+// Interface A, WhatsApp messaging (docs/service.md §2). Validates everything the service documents
+// before anything is sent, then POSTs the multipart form.
 import { promises as fs } from 'node:fs';
 import { createReadStream } from 'node:fs';
 import { basename, extname } from 'node:path';
@@ -14,7 +14,7 @@ import { quote } from './redact';
 export const MESSAGE_TYPES = ['text', 'image', 'document', 'audio', 'template', 'contacts', 'location'] as const;
 export type MessageType = (typeof MESSAGE_TYPES)[number];
 
-/** Spec 2.1 "Supported media formats". */
+/** The media formats the service takes (docs/service.md §2.4). */
 export const MEDIA_FORMATS: Record<'image' | 'document' | 'audio', readonly string[]> = {
   image: ['jpg', 'jpeg', 'png'],
   document: ['pdf', 'doc', 'docx', 'ppt', 'pptx', 'xls', 'xlsx', 'txt'],
@@ -26,7 +26,7 @@ export const LIMITS = {
   fileBytes: 64 * 1024 * 1024,
   ttlMin: 86_400,
   ttlMax: 2_592_000,
-  /** Not in the spec: a bound so a runaway array cannot build a huge request. */
+  /** Ours (docs/service.md §2.7): a bound so a runaway array cannot build a huge request. */
   recipients: 1000,
   contacts: 100,
 };
@@ -36,7 +36,7 @@ export interface MessageInput {
   from: unknown;
   /** Recipient(s); when absent, `body.to` is used. */
   to?: unknown;
-  /** A string (the text of a text message) or the message body object of spec 2.1. */
+  /** A string (the text of a text message) or the message body object (docs/service.md §2.2). */
   body: unknown;
   /** Delivery-status callback URL; when absent, `body.callback` is used. */
   callback?: unknown;
@@ -58,7 +58,7 @@ interface Media {
   dispose?(): void;
 }
 
-/** Spec 2.1: validates the input into the form fields and file part of the request. */
+/** Validates the input into the form fields and file part of the request (docs/service.md §2.2–2.4). */
 export async function buildMessage(input: MessageInput): Promise<{ params: Record<string, string>; media?: Media }> {
   const from = v.phone('from', v.text('from', input.from, { required: true })!);
   const body = messageBody(input);
@@ -70,12 +70,12 @@ export async function buildMessage(input: MessageInput): Promise<{ params: Recor
 function messageBody(input: MessageInput): Record<string, unknown> {
   const given = typeof input.body === 'string' ? { type: 'text', text: { message: input.body } } : v.plainObject('payload', input.body);
   if (typeof input.body !== 'string') checkDeep('payload', given, 0); // a text's body is ours: nothing to check
-  // Not { ...given }: V8 adds the properties below to a spread copy about ten times slower. There is no
-  // `__proto__` key (checkDeep refused it), so assign cannot set a prototype.
+  // Not { ...given } (why: core/callbacks.ts). There is no `__proto__` key (checkDeep refused it), so
+  // assign cannot set a prototype.
   const body: Record<string, unknown> = Object.assign({}, given);
 
   const rawType = v.text('type', body.type, { required: true });
-  // The spec's parameter table writes `contact` where the body uses `contacts`: accept both, send `contacts`.
+  // The service's parameter table writes `contact` (docs/service.md §2.3): accept both, send `contacts`.
   const type = v.oneOf('type', rawType === 'contact' ? 'contacts' : rawType, MESSAGE_TYPES)!;
   body.type = type;
 
@@ -232,7 +232,7 @@ function checkDeep(field: string, value: unknown, depth: number): void {
   }
 }
 
-// Spec 4.1 rules 2 and 4: the file travels with the request, at most 64 MB, in a format of spec 2.1.
+// The file travels with the request, at most 64 MB, in a listed format (docs/service.md §2.4).
 async function checkMedia(type: 'image' | 'document' | 'audio', input: MessageInput): Promise<Media> {
   const file = input.file;
   if (v.isEmpty(file)) throw new InputError('file', `is required for ${type} messages (msg.file: a Buffer, a stream or a file path)`);
@@ -354,7 +354,7 @@ function bytesOf(file: Readable): Transform {
   return file.pipe(limited);
 }
 
-/** Spec 2.2: the submission response's data, one entry per recipient, unknown fields kept. */
+/** The submission answer's data, one entry per recipient, unknown fields kept (docs/service.md §2.5). */
 export function normaliseSubmission(envelope: Envelope): SentMessage[] {
   let data = envelope.data;
   // XML wraps the entries in one repeated element (<data><entry>…</entry></data>).
@@ -365,7 +365,7 @@ export function normaliseSubmission(envelope: Envelope): SentMessage[] {
   return asList(data).map((entry) => recordOf(entry, ['id', 'mobile'] as const));
 }
 
-/** Spec 4.1: the validated request (a multipart POST); the payload is one entry per recipient. */
+/** The validated request, a multipart POST (docs/service.md §2.1); the payload is one entry per recipient. */
 export async function messageCall(input: MessageInput, format?: CallContext['format']): Promise<Call<SentMessage[]>> {
   let built: Awaited<ReturnType<typeof buildMessage>>;
   try {
@@ -376,7 +376,7 @@ export async function messageCall(input: MessageInput, format?: CallContext['for
     throw err;
   }
   const { params, media } = built;
-  params.format = format === 'xml' ? 'xml' : 'json'; // params is ours: added, not spread into a copy (slower)
+  params.format = format === 'xml' ? 'xml' : 'json'; // params is ours: added to in place (why: core/callbacks.ts)
   return {
     kind: 'send',
     method: 'POST',
@@ -390,7 +390,7 @@ export async function messageCall(input: MessageInput, format?: CallContext['for
   };
 }
 
-/** Spec 4.1: sends one message (to one or several recipients), one attempt. */
+/** Sends one message (to one or several recipients), one attempt (docs/service.md §2). */
 export async function sendMessage(ctx: CallContext, input: MessageInput): Promise<Result<SentMessage[]>> {
   const call = await messageCall(input, ctx.format);
   try {

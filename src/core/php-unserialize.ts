@@ -1,4 +1,4 @@
-// A strict reader for PHP's serialize() format, which interface C can answer in (spec 2.4, 7).
+// A strict reader for PHP's serialize() format, which interfaces B and C can answer in (docs/service.md §1.4).
 // No library on the npm registry is both small and well kept for this, and the format is tiny.
 // Lengths of strings are in bytes, so the reader works on a Buffer. Arrays become plain objects keyed
 // as PHP keyed them (records under "0", "1", ...); `__proto__` keys are dropped.

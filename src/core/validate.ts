@@ -188,8 +188,8 @@ function splitList(field: string, value: string, separator: RegExp, max: number,
 const PHONE_TEXT_MAX = 64;
 
 /**
- * A phone number with country code: digits with an optional leading `+` (spec 2.1). Spaces, dashes, dots
- * and brackets inside it are formatting (`+91 98123-45678`, `(0091) 98123 45678`): taken out.
+ * A phone number with country code: digits with an optional leading `+` (docs/service.md §1.6). Spaces, dashes,
+ * dots and brackets inside it are formatting (`+91 98123-45678`, `(0091) 98123 45678`): taken out.
  */
 export function phone(field: string, value: string): string {
   const digits = value.length > PHONE_TEXT_MAX ? '' : value.replace(/[\s\-.()]/g, '');
@@ -199,7 +199,7 @@ export function phone(field: string, value: string): string {
   return digits;
 }
 
-/** A 10-digit number (click-to-call legs and caller id, spec 4.4). */
+/** A 10-digit number (click-to-call legs and caller id, docs/service.md §5.2). */
 export function tenDigits(field: string, value: string): string {
   if (!/^\d{10}$/.test(value)) throw new InputError(field, `must be a 10-digit number, not ${shown(value, 40)}`);
   return value;

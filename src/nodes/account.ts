@@ -272,7 +272,8 @@ export class Account implements AccountApi {
     if (listener.account && listener.account !== this) throw new InputError('reportTo', 'the kaleyra-callback node uses another kaleyra-config account: give both the same account');
     const ref = newRef();
     const local = this.publicBase() + listener.endpoint({ kref: ref });
-    // Click-to-call fills {variables} into its callback URL (spec 6.2); messaging appends its parameters.
+    // Click-to-call fills {variables} into its callback URL (docs/service.md §6.2); messaging appends its
+    // parameters (§6.1).
     const url = kind === 'call' ? buildCallbackUrl(local) : local;
     const correlator = this.correlation();
     // The send goes on even when its record cannot be written: correlation is lost, not the message.
@@ -311,7 +312,7 @@ export class Account implements AccountApi {
     if (event.event === 'delivery') {
       const c = await correlator.delivery(ref, event.mobile, event.status);
       if (!c.known) return event;
-      // Added to the event (ours, just parsed), not spread into a copy: V8 adds to a spread copy ~10× slower.
+      // Added to the event (ours, just parsed), not spread into a copy (why: core/callbacks.ts).
       return Object.assign(event, { id: c.id, ref: c.userRef, state: c.state, late: c.late });
     }
     const c = await correlator.call(ref);

@@ -218,8 +218,8 @@ function evaluate(RED: RED, node: Node, s: { name: string; value: string; type: 
 }
 
 /**
- * Every failure reaches Catch with a code (DESIGN.md). Anything thrown that is not one of ours comes from
- * reading the msg (a property's getter that throws, say): bad input, INVALID_INPUT.
+ * Every failure reaches Catch with a code (docs/service.md §7). Anything thrown that is not one of ours comes
+ * from reading the msg (a property's getter that throws, say): bad input, INVALID_INPUT.
  */
 export function coded(err: unknown): KaleyraError {
   if (err instanceof KaleyraError) return err;

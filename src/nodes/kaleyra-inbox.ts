@@ -11,7 +11,7 @@ import { orMsg, payloadObject, registerAction, type SetupApi } from './action';
 import { statusText, type RED } from './red';
 
 const INBOX_FILTERS = ['number', 'keyword', 'mobile', 'fromdate', 'todate', 'limit', 'page'] as const;
-const SERVICE_PAGE_SIZE = 50; // spec 8: the inbox's default page size
+const SERVICE_PAGE_SIZE = 50; // the inbox's default page size (docs/service.md §3.2)
 const PROCESS = randomBytes(8).toString('hex');
 
 export = function register(RED: RED) {

@@ -1,4 +1,4 @@
-// kaleyra-vmn-in: the VMN trigger URL (spec 6.3); emits each incoming SMS as { from, message, ts }.
+// kaleyra-vmn-in: the VMN trigger URL (docs/service.md §6.3); emits each incoming SMS as { from, message, ts }.
 // Bound to a simulator-mode account, it also receives the SMS injected into the built-in simulator.
 import { parseVmnMessage } from '../core/callbacks';
 import { accountOf, bindListener } from './account';

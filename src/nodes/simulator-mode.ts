@@ -52,7 +52,7 @@ export function releaseSimulator(): void {
   stopTimer.unref();
 }
 
-/** A vmn-in trigger URL (spec 6.3) of a listener bound to a simulator-mode account. */
+/** A vmn-in trigger URL (docs/service.md §6.3) of a listener bound to a simulator-mode account. */
 export function addTrigger(url: string): void {
   triggers.push(url);
   if (sim) sim.vmnTriggerUrl = url;

@@ -4,7 +4,7 @@ import type { CallbackAttempt } from './types';
 const CALLBACK_TIMEOUT_MS = 10_000;
 
 /**
- * Sends the simulator's callbacks (GET, as service-facts says) and owns their timers and sockets, so
+ * Sends the simulator's callbacks (GET, docs/service.md §6.4) and owns their timers and sockets, so
  * stop() can cancel everything still pending. Failures are recorded, never retried: none is documented.
  */
 export class CallbackSender {

@@ -1,4 +1,7 @@
-/** Building the URLs the simulator calls back: spec 6.1 (appended query), 6.2 and 6.3 ({variables}). */
+/**
+ * Building the URLs the simulator calls back (docs/service.md §6): appended query (§6.1), {variables} (§6.2,
+ * §6.3).
+ */
 
 /** Appends parameters after the URL's own query, leaving what is there (a token, say) byte for byte. */
 export function appendQuery(url: string, params: Record<string, string>): string {

@@ -1,4 +1,4 @@
-/** Interface C, outbound call status (spec 2.4, 4.3): the simulator's call records and their lookup. */
+/** Interface C, outbound call status (docs/service.md §4): the simulator's call records and their lookup. */
 import { formatDateTime, nowSeconds } from './dates';
 import { sameNumber } from './inbox';
 import { rejection, type Reply } from './reply';

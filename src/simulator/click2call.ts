@@ -1,5 +1,5 @@
 /**
- * Interface D, click-to-call (spec 2.5, 4.4, 6.2): validation, the response, and a simulated call whose
+ * Interface D, click-to-call (docs/service.md §5, §6.2): validation, the response, and a simulated call whose
  * legs follow the numbers dialled, so flows can exercise every outcome.
  *
  * | number ends in | caller (leg 1)                              | receiver (leg 2) |

@@ -1,6 +1,6 @@
 /**
- * Dates of the spec's `YYYY-MM-DD HH:mm:SS` form. The service's time zone is not shown; the simulator
- * writes and reads these in UTC.
+ * Dates of the service's `YYYY-MM-DD HH:mm:SS` form (docs/service.md §3.3). Its time zone is not
+ * documented; the simulator writes and reads these in UTC.
  */
 
 const pad = (n: number): string => String(n).padStart(2, '0');
@@ -19,7 +19,7 @@ const YMD = /^(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?:[ T](\d{1,2}):(\d{2})(?::(\d
 const DMY = /^(\d{1,2})[-/.](\d{1,2})[-/.](\d{4})(?:[ T](\d{1,2}):(\d{2})(?::(\d{2}))?)?$/;
 
 /**
- * The inbox's "any date format" (spec 4.2), as epoch ms: unix seconds or ms, YYYY-MM-DD or DD-MM-YYYY
+ * The inbox's "any date format" (docs/service.md §3.2), as epoch ms: unix seconds or ms, YYYY-MM-DD or DD-MM-YYYY
  * (separators - / .) with an optional time, or anything Date.parse reads (ISO 8601 with a zone).
  * A date without a time means the day's start, or its last millisecond when `endOfDay` (so todate is inclusive).
  */

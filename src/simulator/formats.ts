@@ -2,7 +2,7 @@ import { XMLBuilder } from 'fast-xml-parser';
 import { phpSerialize } from './php-serialize';
 import type { Reply } from './reply';
 
-/** Response formats of spec 4.x; which ones an interface offers is set in server.ts. */
+/** Response formats (docs/service.md §1.3); which ones an interface offers is set in server.ts. */
 export type Format = 'json' | 'jsonp' | 'xml' | 'php' | 'text';
 
 export interface Rendered {

@@ -1,4 +1,4 @@
-/** Interface B, VMN inbox (spec 2.3, 4.2) and the VMN trigger URL (spec 6.3). */
+/** Interface B, VMN inbox (docs/service.md §3) and the VMN trigger URL (§6.3). */
 import { appendQuery, fillVariables } from './callback-url';
 import { formatDateTime, parseDateParam } from './dates';
 import { invalid, type Reply } from './reply';
@@ -39,7 +39,7 @@ export class Inbox {
     if (!sms.from || typeof sms.from !== 'string') throw new TypeError('from is required');
     if (typeof sms.message !== 'string') throw new TypeError('message is required');
     if (sms.ts !== undefined && !(Number.isFinite(sms.ts) && sms.ts >= 0)) throw new TypeError('ts must be unix seconds');
-    // ts is unix seconds as spec 6.3's {ts}; a 13-digit value is taken as ms.
+    // ts is unix seconds, as the trigger's {ts} (docs/service.md §6.3); a 13-digit value is taken as ms.
     const epochMs = sms.ts === undefined ? Date.now() : sms.ts > 1e12 ? sms.ts : sms.ts * 1000;
     const record: InboxRecord = {
       recipient: sms.number || DEFAULT_VMN,
@@ -56,7 +56,7 @@ export class Inbox {
     return { record, ts: Math.floor(epochMs / 1000) };
   }
 
-  /** One page of the matching records. The response shape for several matches is not shown: an array. */
+  /** One page of the matching records; several come as an array (undocumented: docs/service.md §8.3). */
   query(params: Record<string, string>): Reply {
     const from = dateParam(params, 'fromdate', false);
     const to = dateParam(params, 'todate', true);
@@ -97,8 +97,8 @@ function positiveInt(params: Record<string, string>, name: string, fallback: num
 }
 
 /**
- * Spec 6.3: the trigger URL takes from, message and ts as replaceable variables. A URL without any of
- * them gets the three appended as query parameters instead.
+ * The trigger URL takes from, message and ts as replaceable variables (docs/service.md §6.3). A URL without any
+ * of them gets the three appended as query parameters instead.
  */
 export function vmnTriggerUrl(template: string, sms: { from: string; message: string; ts: number }): string {
   const vars = { from: sms.from, message: sms.message, ts: String(sms.ts) };

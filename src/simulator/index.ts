@@ -1,4 +1,4 @@
-/** The built-in simulator of the service (DESIGN.md, "The simulator"); no Node-RED import below here. */
+/** The built-in simulator of the service (docs/service.md §8); no Node-RED import below here. */
 export { DEMO_KEY, Simulator } from './server';
 export { DEFAULT_VMN } from './inbox';
 export { DEFAULT_CALLER_ID } from './click2call';

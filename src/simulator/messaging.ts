@@ -1,6 +1,6 @@
 /**
- * Interface A, send message (spec 2.1, 2.2, 4.1, 6.1, 7, 8): validation with the spec's error codes,
- * the submission response, and the delivery callbacks.
+ * Interface A, send message (docs/service.md §2): validation with the service's error codes, the
+ * submission response, and the delivery callbacks (§6.1).
  */
 import { alnumId } from './ids';
 import { appendQuery, isHttpUrl } from './callback-url';
@@ -13,7 +13,7 @@ export const MAX_FILE_BYTES = 64 * 1024 * 1024;
 const MAX_TEXT_CHARS = 4096;
 const NUMBER = /^\+?\d+$/;
 
-/** Spec 2.1 media table, by message type. */
+/** The media formats (docs/service.md §2.4), by message type. */
 const MEDIA_EXTENSIONS: Record<string, readonly string[]> = {
   image: ['jpg', 'jpeg', 'png'],
   document: ['pdf', 'doc', 'docx', 'ppt', 'pptx', 'xls', 'xlsx', 'txt'],
@@ -33,7 +33,7 @@ type Obj = Record<string, unknown>;
 const isObject = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isBlank = (v: unknown): boolean => v === undefined || v === null || (typeof v === 'string' && v.trim() === '');
 
-/** Throws a Rejection for the first problem found, in the order the fields appear in spec 2.1. */
+/** Throws a Rejection for the first problem found: file size, from, body, type, to, callback, then content. */
 export function validateSend(fields: Record<string, string>, file: FileInfo | undefined): ValidSend {
   // Size first, whatever the type: it is the one check a server makes before reading the fields.
   if (file && file.size > MAX_FILE_BYTES) throw rejection('E504', 'file size exceeds 64 MB');
@@ -70,7 +70,7 @@ function validateRecipients(to: unknown, type: string): string[] {
   if ((type === 'contacts' || type === 'location') && !Array.isArray(to)) throw invalid(`body.to must be an array for ${type}`);
   const list = Array.isArray(to) ? to : [to];
   return list.map((n) => {
-    // `to` has been seen as a bare JSON number as well as a string (service-facts).
+    // `to` has been seen as a bare JSON number as well as a string (docs/service.md §2.2).
     const number = typeof n === 'number' && Number.isSafeInteger(n) ? String(n) : n;
     if (typeof number !== 'string' || !NUMBER.test(number)) throw invalid(`body.to: ${JSON.stringify(n)} is not a number with country code`);
     return number;
@@ -145,7 +145,7 @@ function checkCoordinate(value: unknown, bound: number, field: string): void {
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const PHONE_TYPES = ['CELL', 'MAIN', 'IPHONE', 'HOME', 'WORK'];
 
-/** Checks only what spec 2.1 states as a format; which contact fields are required is not shown. */
+/** Checks only the formats documented for contacts (docs/service.md §2.3); which fields are required is not. */
 function checkContact(c: Obj, at: string): void {
   if (c.birthday !== undefined && (typeof c.birthday !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(c.birthday))) {
     throw invalid(`${at}.birthday must be YYYY-MM-DD`);
@@ -172,7 +172,7 @@ function checkContact(c: Obj, at: string): void {
   }
 }
 
-/** Spec 2.2 plus the fields seen in client code (service-facts): one entry per recipient. */
+/** The submission answer with the fields seen in client code (docs/service.md §2.5): one entry per recipient. */
 export function submittedReply(recipients: { id: string; mobile: string }[]): Reply {
   const data = recipients.map(({ id, mobile }) => ({ id, customid: '', customid1: '', customid2: '', mobile, status: 'AWAITED-DLR' }));
   return { status: 'OK', message: 'Message Sent Successfully', code: '200', data, xmlData: { entry: data } };
@@ -185,8 +185,8 @@ export function newMessageId(): string {
 const DELIVERY_STEPS = ['SENT', 'DELIVERED', 'READ'] as const;
 
 /**
- * Spec 6.1: GET the callback with status, mobile and timestamp, SENT then DELIVERED then READ. Each step
- * waits for the previous callback to finish, so a receiver sees them in order.
+ * GET the callback (docs/service.md §6.1) with status, mobile and timestamp, SENT then DELIVERED then READ.
+ * Each step waits for the previous callback to finish, so a receiver sees them in order.
  */
 export function reportDelivery(
   sender: CallbackSender,

@@ -10,7 +10,9 @@ export interface Reply {
   xmlData?: unknown;
 }
 
-/** A request the service refuses: errors come back as HTTP 200 with the code in `status` (service-facts). */
+/**
+ * A request the service refuses: errors come back as HTTP 200 with the code in `status` (docs/service.md §1.4).
+ */
 export class Rejection extends Error {
   constructor(
     readonly code: string,
@@ -25,7 +27,10 @@ export function rejection(code: string, message: string): Rejection {
   return new Rejection(code, message);
 }
 
-/** Invalid input without a code of its own in the spec: our choice is E400 with the field named. */
+/**
+ * Invalid input the service documents no code for: the simulator's E400, naming the field (docs/service.md
+ * §8.2).
+ */
 export function invalid(message: string): Rejection {
   return new Rejection('E400', message);
 }

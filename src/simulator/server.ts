@@ -41,7 +41,7 @@ interface InterfaceSpec {
   bodyLimit: number;
 }
 
-/** Spec 4.1–4.4 and 9; each interface under its own prefix so the four base URLs differ. */
+/** The four interfaces (docs/service.md §8.1); each under its own prefix so the four base URLs differ. */
 const INTERFACES: readonly InterfaceSpec[] = [
   // Slack over 64 MB for the other form fields, so a file just over the limit is still parsed and named.
   { endpoint: 'messaging', path: '/messaging/api/v4/', methods: ['wa'], formats: ['json', 'xml'], defaultFormat: 'json', bodyLimit: MAX_FILE_BYTES + SMALL_BODY_LIMIT },
@@ -64,11 +64,11 @@ export declare interface Simulator {
 }
 
 /**
- * A local stand-in for the service's four interfaces over real HTTP (DESIGN.md, "The simulator").
+ * A local stand-in for the service's four interfaces over real HTTP (docs/service.md §8).
  * Events: 'request' (ReceivedRequest), 'callback' (CallbackAttempt), 'sms' (InboxRecord).
  */
 export class Simulator extends EventEmitter {
-  /** Where injected SMS are forwarded (spec 6.3); may be changed at any time. */
+  /** Where injected SMS are forwarded (docs/service.md §6.3); may be changed at any time. */
   vmnTriggerUrl: string | undefined;
 
   private readonly host: string;
@@ -205,7 +205,7 @@ export class Simulator extends EventEmitter {
     targets.forEach((e, i) => this.faults[e].set(faults.seed === undefined ? faults : { ...faults, seed: faults.seed + i }));
   }
 
-  /** Puts an incoming SMS in the inbox (interface B) and forwards it to vmnTriggerUrl (spec 6.3). */
+  /** Puts an incoming SMS in the inbox (interface B) and forwards it to vmnTriggerUrl (docs/service.md §6.3). */
   injectSms(sms: SmsInput): InboxRecord {
     const { record, ts } = this.inboxStore.add(sms);
     this.emit('sms', record);
@@ -273,7 +273,7 @@ export class Simulator extends EventEmitter {
       reply = errorReply(err);
     }
     const rendered = render(reply, resolveFormat(params.format, spec.formats, spec.defaultFormat), params.callback);
-    // Errors are HTTP 200 too: the code is in the body's status (service-facts).
+    // Errors are HTTP 200 too: the code is in the body's status (docs/service.md §1.4).
     res.writeHead(200, { 'content-type': rendered.contentType, 'content-length': Buffer.byteLength(rendered.body) });
     res.end(rendered.body);
   }
@@ -296,7 +296,10 @@ export class Simulator extends EventEmitter {
     }
   }
 
-  /** Spec 5: unknown key A401 (message "Api Key not found"), suspended A404; no credit A402 on sends only. */
+  /**
+   * The key (docs/service.md §8.2): unknown A401 ("Api Key not found"), suspended A404; no credit A402 on sends
+   * only.
+   */
   private authorize(endpoint: Endpoint, key: string | undefined): void {
     const state = !key ? undefined : this.acceptAnyKey ? 'active' : this.keys.get(key);
     if (!state) throw rejection('A401', 'Api Key not found');

@@ -1,4 +1,4 @@
-/** Public types of the service simulator (interfaces A–D of spec/service-api.md). */
+/** Public types of the service simulator (interfaces A–D, docs/service.md). */
 
 /** The key a simulator built without `keys` accepts (here, not in server.ts, so it loads without the simulator). */
 export const DEMO_KEY = 'simulatorkey';
@@ -19,7 +19,7 @@ export interface SimulatorOptions {
   deliveryDelaysMs?: [number, number, number];
   /** Recipients for whom only SENT is reported; default: numbers ending in '0000'. */
   stopAtSent?: (mobile: string) => boolean;
-  /** Where injected SMS are forwarded (spec 6.3); may hold {from}, {message}, {ts}. */
+  /** Where injected SMS are forwarded (docs/service.md §6.3); may hold {from}, {message}, {ts}. */
   vmnTriggerUrl?: string;
   /** Keep `requests` (default true). */
   logRequests?: boolean;
@@ -90,7 +90,7 @@ export interface SentMessage {
   at: number;
 }
 
-/** Spec 2.3. */
+/** An inbox record (docs/service.md §3.3). */
 export interface InboxRecord {
   recipient: string;
   keyword: string;
@@ -113,7 +113,7 @@ export interface SmsInput {
   ts?: number;
 }
 
-/** Spec 2.4. */
+/** A call status record (docs/service.md §4.3). */
 export interface CallRecord {
   id: string;
   mobile: string;
