@@ -28,7 +28,7 @@ const NODE_MODULES = {
  */
 async function loadNode(type, props, { config = {}, apiKey = 'TESTKEY0123456789abcdef', extra = [] } = {}) {
   const flow = [
-    { id: 'cfg', type: 'kaleyra-config', name: 'acct', timeout: 5, ...config },
+    { id: 'cfg', type: 'kaleyra-config', name: 'acct', timeout: 60, ...config },
     { id: 'n1', type, z: 'f1', name: 'under test', account: 'cfg', ...props, wires: [['out']] },
     { id: 'out', type: 'helper', z: 'f1' },
     { id: 'c1', type: 'catch', z: 'f1', scope: null, uncaught: false, wires: [['caught']] },
@@ -92,7 +92,7 @@ async function loadNode(type, props, { config = {}, apiKey = 'TESTKEY0123456789a
     });
   }
   /** The status shown once the node is idle (status updates are throttled, the last one trails). */
-  async function finalStatus(timeout = 3000) {
+  async function finalStatus(timeout = 60_000) {
     const deadline = Date.now() + timeout;
     while (Date.now() < deadline) {
       const last = statuses[statuses.length - 1];
