@@ -151,7 +151,8 @@ export function callIdOf(envelope: Envelope): string | undefined {
  */
 export function clickToCallCall(input: unknown, format?: CallContext['format']): Call<ClickToCallResult> {
   const { method, ...rest } = clickToCallParams(input);
-  return { kind: 'send', method: 'GET', path: '/v1/', params: { method, format: formatParam(format, ['json', 'xml', 'text']), ...rest }, success: '200', normalise: callResult };
+  const params: Record<string, string | undefined> = { method, format: formatParam(format, ['json', 'xml', 'text']), ...rest };
+  return { kind: 'send', method: 'GET', path: '/v1/', params, success: '200', normalise: callResult, setCallback: (url) => (params.callback = url) };
 }
 
 function callResult(envelope: Envelope): ClickToCallResult {

@@ -45,6 +45,12 @@ export interface AccountConfig extends TransportOptions {
 export interface CallOptions {
   signal?: AbortSignal;
   onQueued?: () => void;
+  /**
+   * Sends and click-to-call: the callback URL, asked for once the input passed its checks and before the
+   * call is queued (a "Report to" record is written only for a call that will be made). It replaces any
+   * callback of the input. A rejection ends the call, sending nothing.
+   */
+  callbackUrl?: () => Promise<string>;
 }
 
 type UrlName = 'messagingUrl' | 'vmnUrl' | 'obdUrl' | 'voiceUrl';
@@ -90,10 +96,11 @@ export class KaleyraClient {
   }
 
   private async execute<T>(url: UrlName, call: Call<T>, options: CallOptions | AbortSignal = {}): Promise<Result<T>> {
-    const { signal, onQueued } = options instanceof AbortSignal ? { signal: options, onQueued: undefined } : options;
+    const { signal, onQueued, callbackUrl } = options instanceof AbortSignal ? { signal: options, onQueued: undefined, callbackUrl: undefined } : options;
     try {
       const baseUrl = this.config[url];
       if (!baseUrl) throw new ConfigError(url, 'is not set in the kaleyra-config node');
+      if (callbackUrl) call.setCallback?.(await callbackUrl());
       const ctx: CallContext = { transport: this.transport, apiKey: this.config.apiKey, baseUrl, format: this.config.format, signal };
       const policy = call.kind === 'read' ? this.config.readRetry : this.config.sendRetry;
       const retry = call.repeatable === false ? { ...policy, retries: 0 } : policy;
@@ -106,7 +113,8 @@ export class KaleyraClient {
 
   /** Interface A: sends one message (to one or several recipients). */
   async sendMessage(input: MessageInput, options?: CallOptions | AbortSignal) {
-    return this.execute('messagingUrl', await messageCall(input, this.config.format), options);
+    const deferCallback = !(options instanceof AbortSignal) && options?.callbackUrl !== undefined;
+    return this.execute('messagingUrl', await messageCall(input, this.config.format, deferCallback), options);
   }
 
   /** Interface B: reads the VMN inbox (filters optional). Values are checked before anything is sent. */

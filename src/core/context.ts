@@ -44,6 +44,8 @@ export interface Call<T> {
   /** Releases what the call holds (a caller's stream) once no attempt will follow, sent or not. */
   dispose?(): void;
   normalise(envelope: Envelope): T;
+  /** Sets the callback URL of a call built without one (a "Report to" URL, made once the input passed). */
+  setCallback?(url: string): void;
 }
 
 /** Performs one attempt of a call. */

@@ -59,15 +59,16 @@ interface Media {
 }
 
 /** Validates the input into the form fields and file part of the request (docs/service.md §2.2–2.4). */
-export async function buildMessage(input: MessageInput): Promise<{ params: Record<string, string>; media?: Media }> {
+export async function buildMessage(input: MessageInput, deferCallback = false): Promise<{ params: Record<string, string>; media?: Media; body: Record<string, unknown> }> {
   const from = v.phone('from', v.text('from', input.from, { required: true })!);
-  const body = messageBody(input);
+  const body = messageBody(input, deferCallback);
   const type = body.type as MessageType;
   const media = type === 'image' || type === 'document' || type === 'audio' ? await checkMedia(type, input) : undefined;
-  return { params: { method: 'wa', from, body: JSON.stringify(body) }, media };
+  // A deferred callback is set (and the body encoded) once the message passed: see messageCall.
+  return { params: { method: 'wa', from, body: deferCallback ? '' : JSON.stringify(body) }, media, body };
 }
 
-function messageBody(input: MessageInput): Record<string, unknown> {
+function messageBody(input: MessageInput, deferCallback: boolean): Record<string, unknown> {
   const given = typeof input.body === 'string' ? { type: 'text', text: { message: input.body } } : v.plainObject('payload', input.body);
   if (typeof input.body !== 'string') checkDeep('payload', given, 0); // a text's body is ours: nothing to check
   // Not { ...given } (why: core/callbacks.ts). There is no `__proto__` key (checkDeep refused it), so
@@ -83,9 +84,11 @@ function messageBody(input: MessageInput): Record<string, unknown> {
   const to = recipients(v.isEmpty(input.to) ? body.to : input.to);
   body.to = many || to.length > 1 ? to : to[0];
 
-  const callback = v.url('callback', v.isEmpty(input.callback) ? body.callback : input.callback);
-  if (callback) body.callback = callback;
-  else delete body.callback;
+  if (!deferCallback) {
+    const callback = v.url('callback', v.isEmpty(input.callback) ? body.callback : input.callback);
+    if (callback) body.callback = callback;
+    else delete body.callback;
+  }
 
   if (body.preview_url !== undefined) {
     if (type !== 'text') throw new InputError('preview_url', `applies only to text messages, not ${type}`);
@@ -366,16 +369,21 @@ export function normaliseSubmission(envelope: Envelope): SentMessage[] {
 }
 
 /** The validated request, a multipart POST (docs/service.md §2.1); the payload is one entry per recipient. */
-export async function messageCall(input: MessageInput, format?: CallContext['format']): Promise<Call<SentMessage[]>> {
+/**
+ * The checked and built request of a send. With `deferCallback`, the callback URL is not read from the
+ * input: the caller sets it with `setCallback` once the message passed (a "Report to" record is made only
+ * for a message that will be sent).
+ */
+export async function messageCall(input: MessageInput, format?: CallContext['format'], deferCallback = false): Promise<Call<SentMessage[]>> {
   let built: Awaited<ReturnType<typeof buildMessage>>;
   try {
-    built = await buildMessage(input);
+    built = await buildMessage(input, deferCallback);
   } catch (err) {
     // A refused message still owns the caller's stream: close it, as after a send.
     if (input.file instanceof Readable) input.file.destroy();
     throw err;
   }
-  const { params, media } = built;
+  const { params, media, body } = built;
   params.format = format === 'xml' ? 'xml' : 'json'; // params is ours: added to in place (why: core/callbacks.ts)
   return {
     kind: 'send',
@@ -387,6 +395,10 @@ export async function messageCall(input: MessageInput, format?: CallContext['for
     repeatable: media?.repeatable ?? true,
     dispose: media?.dispose,
     normalise: normaliseSubmission,
+    setCallback: (url) => {
+      body.callback = url;
+      params.body = JSON.stringify(body);
+    },
   };
 }
 

@@ -233,21 +233,28 @@ export function coded(err: unknown): KaleyraError {
 }
 
 /**
- * A send that reports to a callback-in node (`report`, when set): a failed request forgets its record; once
- * the service accepted, its ids are recorded without waiting, so the msg goes on whatever the record's fate
- * (a flow that retries failures would send twice). A callback that comes before the ids are recorded waits
- * for them (ADR 0001); a failure to record is warned by the account.
+ * A send that reports to a callback-in node (`report` makes its record, when set). The record is made only
+ * once the input passed its checks (the client asks for the callback URL then: bad input writes nothing);
+ * a failed request forgets it; once the service accepted, its ids are recorded without waiting, so the msg
+ * goes on whatever the record's fate (a flow that retries failures would send twice). A callback that
+ * comes before the ids are recorded waits for them (ADR 0001); a failure to record is warned by the account.
  */
-export async function reported<R>(report: Report | undefined, request: () => Promise<R>, ids: (result: R) => Record<string, string>): Promise<R> {
-  if (!report) return request();
+export async function reported<R>(
+  report: (() => Promise<Report>) | undefined,
+  call: CallOptions,
+  request: (call: CallOptions) => Promise<R>,
+  ids: (result: R) => Record<string, string>,
+): Promise<R> {
+  if (!report) return request(call);
+  let made: Report | undefined;
   let result: R;
   try {
-    result = await request();
+    result = await request({ ...call, callbackUrl: async () => (made = await report()).url });
   } catch (err) {
-    await report.failed();
+    await made?.failed();
     throw err;
   }
-  void report.sent(ids(result));
+  void made?.sent(ids(result));
   return result;
 }
 

@@ -10,7 +10,7 @@ export = function register(RED: RED) {
     async run({ client, account, node, settings: s, msg, call, config }) {
       const p = payloadObject(msg);
       const custom = orMsg(s.custom, p.custom);
-      const report = config.reportTo ? await account.report(node, String(config.reportTo), 'call', msg.ref, custom) : undefined;
+      const report = config.reportTo ? () => account.report(node, String(config.reportTo), 'call', msg.ref, custom) : undefined;
       // The node's caller id wins; the payload's goes on under its own spelling, so that the core names
       // it in an error and refuses caller_id and callerId that differ.
       const callerIds = s.callerId === undefined ? { caller_id: p.caller_id, callerId: p.callerId } : { caller_id: s.callerId };
@@ -22,10 +22,11 @@ export = function register(RED: RED) {
         delay: orMsg(s.delay, p.delay),
         custom,
         meta: orMsg(s.meta, p.meta),
-        callback: report?.url ?? orMsg(s.callback, p.callback),
+        // With Report to, the client takes the report's callback URL (made once the input passed its checks).
+        callback: report ? undefined : orMsg(s.callback, p.callback),
       };
       // From a msg: core checks it.
-      return reported(report, () => client.startClickToCall(input as ClickToCallInput, call), (result) => ({ call: result.payload.id }));
+      return reported(report, call, (c) => client.startClickToCall(input as ClickToCallInput, c), (result) => ({ call: result.payload.id }));
     },
     summary: (placed) => `call ${placed.id}`,
   });
