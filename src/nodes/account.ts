@@ -12,15 +12,13 @@ import type { RedisStore } from '../core/redis-store';
 import { MemoryStore, prefixed, type StateStore } from '../core/state-store';
 import { localBase, type Endpoint } from './listener';
 import { statusText, type Node, type RED } from './red';
+import { CLOSE_LIMIT_MS } from './message-ledger';
+import { Throttle } from './throttle';
 import { acquireSimulator, addTrigger, releaseSimulator, removeTrigger, SIMULATOR_KEY } from './simulator-mode';
 
 
 /** Longest wait on close for the messages of the account's nodes; the nodes themselves wait 5 s. */
-/** A stopping node cancels what it holds once none of its messages ended for this long... */
-export const CLOSE_GRACE_MS = 5_000;
-/** ...or after this long in all: below Node-RED's own 15 s limit for a node to close, with the account's 2 s after. */
-export const CLOSE_LIMIT_MS = 12_000;
-const STATUS_INTERVAL_MS = 250;
+
 
 /** Bounds of the memory store, per account (README, ADR 0003). */
 export const MEMORY_LIMITS = {
@@ -100,8 +98,11 @@ export class Account implements AccountApi {
   private stateDown = false;
   private redis?: RedisStore;
   private onEmpty?: () => void;
-  private statusTimer?: NodeJS.Timeout;
-  private statusAt = 0;
+  /** Pushes the status to every user, at most a few times a second. */
+  private readonly publish = new Throttle(() => {
+    const status = this.status();
+    for (const user of this.users.values()) user.onStatus?.(status);
+  });
   private readonly triggers = new Map<string, string>();
 
   constructor(
@@ -144,7 +145,7 @@ export class Account implements AccountApi {
     }
     this.ready = ready.then((client) => {
       this.resolved = client;
-      client.flow.onChange(() => this.publish());
+      client.flow.onChange(() => this.publish.request());
       return client;
     });
     this.ready.catch(() => undefined); // reported per message, not as an unhandled rejection
@@ -174,7 +175,7 @@ export class Account implements AccountApi {
         if (up) node.log(`the shared state store (Redis at ${where.host}) is reachable`);
         else node.warn(`the shared state store (Redis at ${where.host}) cannot be reached (${reason ?? 'closed'}): sends go on, their delivery events may come uncorrelated; inbox polling pauses; reconnecting`);
         this.stateDown = !up;
-        this.publish();
+        this.publish.request();
       },
     });
   }
@@ -226,22 +227,6 @@ export class Account implements AccountApi {
     return { problem, queued, inFlight, rateLimited: !!flow?.rateLimited, stateDown: this.stateDown };
   }
 
-  /** Pushes the status to every user, at most a few times a second. */
-  private publish(): void {
-    if (this.statusTimer) return;
-    const wait = this.statusAt + STATUS_INTERVAL_MS - Date.now();
-    if (wait > 0) {
-      this.statusTimer = setTimeout(() => {
-        this.statusTimer = undefined;
-        this.publish();
-      }, wait);
-      return;
-    }
-    this.statusAt = Date.now();
-    const status = this.status();
-    for (const user of this.users.values()) user.onStatus?.(status);
-  }
-
   private publicBase(): string {
     if (this.publicUrl) return this.publicUrl;
     // The in-process simulator reaches this Node-RED on loopback.
@@ -262,7 +247,7 @@ export class Account implements AccountApi {
     const down = err !== undefined;
     if (down !== this.stateDown) {
       this.stateDown = down;
-      this.publish();
+      this.publish.request();
     }
   }
 
@@ -327,7 +312,7 @@ export class Account implements AccountApi {
    * connections close. A memory store outlives a redeploy, not the account's removal.
    */
   async close(removed: boolean): Promise<void> {
-    clearTimeout(this.statusTimer);
+    this.publish.cancel();
     if (this.users.size > 0) {
       let timer: NodeJS.Timeout | undefined;
       await new Promise<void>((resolve) => {

@@ -2,13 +2,14 @@
 // is empty"), registration with their account (whose status they show), the status while requesting
 // and after, and the single place where a message ends: either send(msg) + done() or done(err) with
 // err.code, exactly once, whatever fails.
-import { setMaxListeners } from 'node:events';
 import type { CallOptions, KaleyraClient } from '../core/client';
 import type { Result } from '../core/context';
 import { Codes, InputError, KaleyraError, TransportError } from '../core/errors';
 import { escapeControl } from '../core/redact';
-import { accountOf, CLOSE_GRACE_MS, CLOSE_LIMIT_MS, type AccountApi, type AccountStatus, type Report } from './account';
+import { accountOf, type AccountApi, type AccountStatus, type Report } from './account';
+import { CLOSE_LIMIT_MS, MessageLedger } from './message-ledger';
 import type { Node, NodeMessage, NodeStatus, RED } from './red';
+import { Throttle } from './throttle';
 
 export interface RunContext {
   client: KaleyraClient;
@@ -41,8 +42,6 @@ export interface SetupApi {
   evaluate(msg: NodeMessage): Promise<Record<string, unknown>>;
 }
 
-const STATUS_INTERVAL_MS = 250;
-
 export function registerAction<T>(RED: RED, type: string, spec: ActionSpec<T>): void {
   function ActionNode(this: Node, config: Record<string, unknown>) {
     RED.nodes.createNode(this, config);
@@ -52,26 +51,14 @@ export function registerAction<T>(RED: RED, type: string, spec: ActionSpec<T>): 
     const set = spec.settings
       .map((name) => ({ name, value: String(config[name] ?? ''), type: String(config[`${name}Type`] || 'str') }))
       .filter((s) => s.value !== '' || !['str', 'num', 'json'].includes(s.type));
-    // One controller for the node, aborted when it stops: every msg of the node is cancelled then, and
-    // an AbortController per msg costs microseconds each. Its listeners are the node's requests.
-    const stopping = new AbortController();
-    setMaxListeners(0, stopping.signal);
-    /** Messages that passed their checks and wait for, or are in, a request. */
-    let requesting = 0;
-    /** Messages not ended yet, whatever their stage. */
-    let pending = 0;
-    let closing = false;
-    let onIdle: (() => void) | undefined;
-    /** Outcomes of the messages that ended while the node was stopping, by code ('sent' for outputs). */
-    const endedWhileClosing = new Map<string, number>();
+    const ledger = new MessageLedger();
     let lastStatus: NodeStatus = {};
     let accountStatus: AccountStatus | undefined;
     let client: KaleyraClient | undefined;
-    let statusTimer: NodeJS.Timeout | undefined;
-    let statusAt = 0;
 
     const statusNow = (): NodeStatus => {
       const a = accountStatus;
+      const requesting = ledger.requesting;
       if (a?.problem) return { fill: 'red', shape: 'ring', text: a.problem };
       if (requesting === 0 && a?.stateDown) return { fill: 'yellow', shape: 'ring', text: `${lastStatus.text ? `${lastStatus.text}; ` : ''}state store down: events may come uncorrelated` };
       if (requesting === 0) return lastStatus;
@@ -79,40 +66,27 @@ export function registerAction<T>(RED: RED, type: string, spec: ActionSpec<T>): 
       const queued = a && a.queued > 0 ? `, ${a.queued} queued for the account` : '';
       return { fill: 'blue', shape: 'dot', text: `requesting (${requesting})${queued}` };
     };
-    // At most a few status updates a second: under load every message would otherwise send one to the editor.
-    const showStatus = () => {
-      if (statusTimer) return;
-      const wait = statusAt + STATUS_INTERVAL_MS - Date.now();
-      if (wait > 0) {
-        statusTimer = setTimeout(() => {
-          statusTimer = undefined;
-          showStatus();
-        }, wait);
-        return;
-      }
-      statusAt = Date.now();
-      node.status(statusNow());
-    };
+    const status = new Throttle(() => node.status(statusNow()));
 
     account?.register({
       node,
       reportTo: config.reportTo ? String(config.reportTo) : undefined,
       onStatus: (s) => {
-        const shown = requesting > 0 || s.problem !== accountStatus?.problem || s.stateDown !== (accountStatus?.stateDown ?? false);
+        const shown = ledger.requesting > 0 || s.problem !== accountStatus?.problem || s.stateDown !== (accountStatus?.stateDown ?? false);
         accountStatus = s;
-        if (shown) showStatus();
+        if (shown) status.request();
       },
     });
 
     node.on('input', (msg, send, done) => {
-      pending++;
+      ledger.started();
       let queued = false;
       const call: CallOptions = {
-        signal: stopping.signal,
+        signal: ledger.signal,
         onQueued: () => {
           queued = true;
-          requesting++;
-          showStatus();
+          ledger.queued();
+          status.request();
         },
       };
       handle(msg, call)
@@ -129,21 +103,15 @@ export function registerAction<T>(RED: RED, type: string, spec: ActionSpec<T>): 
           return err;
         })
         .then((err) => {
-          pending--;
-          if (queued) requesting--;
-          showStatus();
-          if (closing) {
-            const outcome = err ? err.code : 'sent';
-            endedWhileClosing.set(outcome, (endedWhileClosing.get(outcome) ?? 0) + 1);
-            armGrace();
-          }
+          ledger.ended(err ? err.code : 'sent', queued);
+          status.request();
           done(err);
-          if (pending === 0) onIdle?.();
+          ledger.settled();
         });
     });
 
     async function handle(msg: NodeMessage, call: CallOptions): Promise<Result<T>> {
-      if (closing) throw new TransportError(Codes.CLOSED, 'the node is closing; the message was not sent', { notSent: true });
+      if (ledger.closing) throw new TransportError(Codes.CLOSED, 'the node is closing; the message was not sent', { notSent: true });
       if (!account) throw new InputError('account', 'no kaleyra-config node is selected');
       // Once the account's client is known, and when nothing is to be evaluated, a msg waits no turn.
       client ??= await account.client();
@@ -156,39 +124,21 @@ export function registerAction<T>(RED: RED, type: string, spec: ActionSpec<T>): 
       return settings;
     }
 
-    // The account closes after its nodes (ADR 0003): this node takes no new message, lets its messages,
-    // in flight and queued, finish while they keep ending (a busy machine is slow, not stuck), cancels the
-    // rest (CLOSED) once none ended for the grace time or at the limit, then deregisters.
-    let closingSince = 0;
-    let limitReached = false;
-    let timer: NodeJS.Timeout | undefined;
-    function armGrace(): void {
-      clearTimeout(timer);
-      const left = closingSince + CLOSE_LIMIT_MS - Date.now();
-      timer = setTimeout(() => {
-        limitReached = left <= CLOSE_GRACE_MS;
-        stopping.abort();
-      }, Math.max(0, Math.min(CLOSE_GRACE_MS, left)));
-    }
+    // The account closes after its nodes (ADR 0003): the ledger lets this node's messages finish (or
+    // cancels them), then the node deregisters.
     node.on('close', (_removed, done) => {
-      closing = true;
-      closingSince = Date.now();
-      const finish = () => {
-        clearTimeout(timer);
-        clearTimeout(statusTimer);
+      ledger.close(({ ended, limitReached }) => {
+        status.cancel();
         node.status({});
         // Node-RED passes on nothing a stopping flow sends, not even to Catch nodes: say what ended here.
-        if (endedWhileClosing.size > 0) {
-          const counts = [...endedWhileClosing].map(([outcome, n]) => `${n} ${outcome}`).join(', ');
+        if (ended.size > 0) {
+          const counts = [...ended].map(([outcome, n]) => `${n} ${outcome}`).join(', ');
           const limit = limitReached ? `; the ${CLOSE_LIMIT_MS / 1000} s limit was reached` : '';
           node.warn(`stopped with messages still in flight or queued; they ended as: ${counts} (a stopping flow does not pass them on${limit})`);
         }
         account?.deregister(node);
         done();
-      };
-      armGrace();
-      if (pending === 0) finish();
-      else onIdle = finish;
+      });
     });
 
     spec.setup?.({ node, account, config, evaluate: evaluateAll });
