@@ -8,7 +8,7 @@ if (require.main === module) require('./lib/common').exposeGc(__filename);
 
 const { Correlator, newRef } = require('../dist/core/correlation');
 const { MemoryStore } = require('../dist/core/state-store');
-const { MEMORY_LIMITS } = require('../dist/nodes/account');
+const { MEMORY_LIMITS } = require('../dist/nodes/registry');
 const { main, mb, num } = require('./lib/common');
 
 async function run(opts = {}) {

@@ -7,7 +7,7 @@ import { checkAccountKey, configProblem } from '../core/account-check';
 import { KaleyraClient } from '../core/client';
 import { ConfigError } from '../core/errors';
 import { redactText } from '../core/redact';
-import { answerJson, type HttpApp, type Req } from './listener';
+import { answerJson, type HttpApp, type Req } from './http';
 import type { RED } from './red';
 import { acquireSimulator, releaseSimulator, SIMULATOR_KEY } from './simulator-mode';
 

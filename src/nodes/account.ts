@@ -9,27 +9,14 @@ import { Correlator, newRef } from '../core/correlation';
 import { ConfigError, InputError } from '../core/errors';
 import { escapeControl } from '../core/redact';
 import type { RedisStore } from '../core/redis-store';
-import { MemoryStore, prefixed, type StateStore } from '../core/state-store';
-import { localBase, type Endpoint } from './listener';
+import { prefixed, type StateStore } from '../core/state-store';
+import { localBase } from './http';
+import { adoptIfFree, bindToAccount, listenerOf, memoryStores, releaseAccount, unbindFromAccount, type Endpoint, type RegisteredAccount } from './registry';
 import { statusText, type Node, type RED } from './red';
 import { CLOSE_LIMIT_MS } from './message-ledger';
 import { Throttle } from './throttle';
 import { acquireSimulator, addTrigger, releaseSimulator, removeTrigger, SIMULATOR_KEY } from './simulator-mode';
 
-
-/** Longest wait on close for the messages of the account's nodes; the nodes themselves wait 5 s. */
-
-
-/** Bounds of the memory store, per account (README, ADR 0003). */
-export const MEMORY_LIMITS = {
-  /**
-   * A send's record and each recipient's delivery state are one entry each: about 50,000 one-recipient
-   * sends, some 53 MB at the bound (bench/correlation-memory.js). More volume: the Redis store.
-   */
-  correlationEntries: 100_000,
-  /** Records claimed by inbox polling (each kept 7 days). */
-  pollEntries: 100_000,
-};
 
 /** What the account pushes to its nodes. */
 export interface AccountStatus {
@@ -73,20 +60,12 @@ export interface AccountApi {
   pollState(nodeId: string): StateStore;
 }
 
-// Listeners by node id, with the account they are bound to, if any; and callback-in nodes without an
-// account of their own, adopted by the account of the sends that report to them (flows made before
-// callback-in had an account keep working).
-const listeners = new Map<string, { endpoint: Endpoint; account?: Account }>();
-const adopted = new Map<string, Account>();
-// Memory stores by account id: they outlive a redeploy (ADR 0001), not the account's removal.
-const memory = new Map<string, { correlation: MemoryStore; poll: MemoryStore }>();
-
 function number(value: unknown, fallback: number, min: number, max: number): number {
   const n = Number(value);
   return value === '' || value === undefined || value === null || !Number.isFinite(n) ? fallback : Math.min(max, Math.max(min, n));
 }
 
-export class Account implements AccountApi {
+export class Account implements AccountApi, RegisteredAccount {
   private readonly users = new Map<string, AccountUser>();
   private readonly ready: Promise<KaleyraClient>;
   private resolved?: KaleyraClient;
@@ -103,7 +82,6 @@ export class Account implements AccountApi {
     const status = this.status();
     for (const user of this.users.values()) user.onStatus?.(status);
   });
-  private readonly triggers = new Map<string, string>();
 
   constructor(
     private readonly RED: RED,
@@ -150,12 +128,7 @@ export class Account implements AccountApi {
     });
     this.ready.catch(() => undefined); // reported per message, not as an unhandled rejection
 
-    if (!stores) {
-      let mem = memory.get(node.id);
-      if (!mem) memory.set(node.id, (mem = { correlation: new MemoryStore({ maxEntries: MEMORY_LIMITS.correlationEntries }), poll: new MemoryStore({ maxEntries: MEMORY_LIMITS.pollEntries }) }));
-      stores = mem;
-    }
-    this.stores = stores;
+    this.stores = stores ?? memoryStores(node.id);
   }
 
   /**
@@ -193,23 +166,17 @@ export class Account implements AccountApi {
 
   register(user: AccountUser): void {
     this.users.set(user.node.id, user);
-    if (user.reportTo && !listeners.get(user.reportTo)?.account) adopted.set(user.reportTo, this);
+    if (user.reportTo) adoptIfFree(user.reportTo, this);
     if (user.listener) {
-      listeners.set(user.node.id, { endpoint: user.listener.endpoint, account: this });
-      if (user.listener.kind === 'vmn' && this.simulator) {
-        const trigger = localBase(this.RED) + user.listener.endpoint();
-        this.triggers.set(user.node.id, trigger);
-        addTrigger(trigger);
-      }
+      bindToAccount(user.node.id, user.listener.endpoint, this);
+      if (user.listener.kind === 'vmn' && this.simulator) addTrigger(this.RED, user.node.id, user.listener.endpoint);
     }
     user.onStatus?.(this.status());
   }
 
   deregister(node: Node): void {
-    const trigger = this.triggers.get(node.id);
-    if (trigger) removeTrigger(trigger);
-    this.triggers.delete(node.id);
-    if (listeners.get(node.id)?.account === this) listeners.delete(node.id);
+    if (this.simulator) removeTrigger(node.id);
+    unbindFromAccount(node.id, this);
     this.users.delete(node.id);
     if (this.users.size === 0) this.onEmpty?.();
   }
@@ -252,7 +219,7 @@ export class Account implements AccountApi {
   }
 
   async report(node: Node, callbackId: string, kind: 'message' | 'call', userRef: unknown, custom?: unknown): Promise<Report> {
-    const listener = listeners.get(callbackId);
+    const listener = listenerOf(callbackId);
     if (!listener) throw new InputError('reportTo', 'the kaleyra-callback node to report to is not deployed');
     if (listener.account && listener.account !== this) throw new InputError('reportTo', 'the kaleyra-callback node uses another kaleyra-config account: give both the same account');
     const ref = newRef();
@@ -321,35 +288,11 @@ export class Account implements AccountApi {
       });
       clearTimeout(timer);
     }
-    for (const [id, account] of adopted) if (account === this) adopted.delete(id);
+    releaseAccount(this, this.node.id, removed);
     await this.ready.then((c) => c.close()).catch(() => undefined);
     await this.redis?.close();
     if (this.simulator && !this.problem) releaseSimulator();
-    if (removed) memory.delete(this.node.id);
   }
-}
-
-/**
- * Makes a listener known until it closes: to its account when it has one (a vmn-in of a simulator-mode
- * account then receives the simulator's SMS), else only by its id, so that sends reporting to it find it.
- */
-export function bindListener(node: Node, account: AccountApi | null, kind: 'callback' | 'vmn', endpoint: Endpoint): void {
-  if (account) account.register({ node, listener: { kind, endpoint } });
-  else listeners.set(node.id, { endpoint });
-  node.on('close', (_removed, done) => {
-    if (account) account.deregister(node);
-    else if (!listeners.get(node.id)?.account) listeners.delete(node.id);
-    done();
-  });
-}
-
-/**
- * Correlates an event received by callback-in `node` through its own account, or else the
- * account whose sends report to it. Without either, or without a ref, the event is left as it is.
- */
-export function correlate(node: Node, event: DeliveryEvent | CallEvent, ref: string | undefined): Promise<DeliveryEvent | CallEvent> {
-  const account = listeners.get(node.id)?.account ?? adopted.get(node.id);
-  return ref && account ? account.correlate(node, event, ref) : Promise.resolve(event);
 }
 
 /** The account of a node's `account` setting, when that is a deployed kaleyra-config node. */

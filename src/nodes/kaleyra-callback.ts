@@ -2,7 +2,8 @@
 // call callbacks of interface D (§6.2), and emits one typed event per accepted request, correlated by its
 // account with the message or call it belongs to when a node that "reports to" it built the URL.
 import { parseCallback } from '../core/callbacks';
-import { accountOf, bindListener, correlate } from './account';
+import { accountOf } from './account';
+import { bindListener, correlate } from './registry';
 import { listen } from './listener';
 import type { Node, RED } from './red';
 

@@ -8,8 +8,9 @@
 import type { ServerResponse } from 'node:http';
 import type { Simulator } from '../simulator';
 import { DEMO_KEY, type SimulatorUrls } from '../simulator/types';
-import { answerJson, readParams, removeRoutes, type HttpApp, type Req } from './listener';
+import { answerJson, localBase, readParams, removeRoutes, type HttpApp, type Req } from './http';
 import type { RED } from './red';
+import type { Endpoint } from './registry';
 
 const GRACE_MS = 2_000;
 
@@ -18,7 +19,7 @@ let started: Promise<SimulatorUrls> | undefined;
 let users = 0;
 let stopTimer: NodeJS.Timeout | undefined;
 let routes: { app: HttpApp; handlers: unknown[] } | undefined;
-const triggers: string[] = [];
+const triggers: { nodeId: string; url: string }[] = [];
 
 /** The key an account in simulator mode sends (its simulator takes any). */
 export const SIMULATOR_KEY = DEMO_KEY;
@@ -31,7 +32,7 @@ export function acquireSimulator(RED: RED): Promise<SimulatorUrls> {
     // Loaded when first used, not when Node-RED starts: most flows never run the simulator.
     const { Simulator } = require('../simulator') as typeof import('../simulator');
     sim = new Simulator({ acceptAnyKey: true });
-    sim.vmnTriggerUrl = triggers.at(-1);
+    sim.vmnTriggerUrl = triggers.at(-1)?.url;
     started = sim.start();
   }
   installRoutes(RED);
@@ -52,16 +53,21 @@ export function releaseSimulator(): void {
   stopTimer.unref();
 }
 
-/** A vmn-in trigger URL (docs/service.md §6.3) of a listener bound to a simulator-mode account. */
-export function addTrigger(url: string): void {
-  triggers.push(url);
+/**
+ * A vmn-in node bound to a simulator-mode account: the simulator forwards its SMS to the node's trigger
+ * URL (docs/service.md §6.3) on this Node-RED, the last one bound when there are several.
+ */
+export function addTrigger(RED: RED, nodeId: string, endpoint: Endpoint): void {
+  const url = localBase(RED) + endpoint();
+  triggers.push({ nodeId, url });
   if (sim) sim.vmnTriggerUrl = url;
 }
 
-export function removeTrigger(url: string): void {
-  const i = triggers.lastIndexOf(url);
-  if (i >= 0) triggers.splice(i, 1);
-  if (sim) sim.vmnTriggerUrl = triggers.at(-1);
+export function removeTrigger(nodeId: string): void {
+  const i = triggers.map((t) => t.nodeId).lastIndexOf(nodeId);
+  if (i < 0) return;
+  triggers.splice(i, 1);
+  if (sim) sim.vmnTriggerUrl = triggers.at(-1)?.url;
 }
 
 /** The control routes, on this runtime's admin app (moved if the simulator outlived another one's). */
