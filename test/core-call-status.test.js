@@ -4,9 +4,9 @@
 const assert = require('node:assert/strict');
 const { coreSuite } = require('./helpers/core-call');
 const { ServiceError } = require('../dist/core/errors');
-const { callStatus, callStatusParams, normaliseCallStatus, CALL_STATUS_FIELDS } = require('../dist/core/call-status');
+const { callStatusParams, normaliseCallStatus, CALL_STATUS_FIELDS } = require('../dist/core/call-status');
 
-const KEY = 'kEy-CaLlStAtUs-4mX8pR2';
+const KEY = 'kEyCaLlStAtUs4mX8pR2';
 
 const R1 = { id: '1234.5678-90ab', mobile: '9876543210', status: 'COMPLETED', senttime: '2024-05-06 07:08:09' };
 const R2 = { id: '1234.5678-90ac', mobile: '9812345678', status: 'NOANSWER', senttime: '2024-05-06 07:10:00' };
@@ -22,12 +22,12 @@ const PHP_R2 = 'a:4:{s:2:"id";s:14:"1234.5678-90ac";s:6:"mobile";i:9812345678;s:
 const php = (data) => `a:3:{s:6:"status";s:3:"200";s:7:"message";s:2:"OK";s:4:"data";${data}}`;
 
 describe('core/call-status (spec 4.3, 2.4)', function () {
-  const { rec, ctx, answer, noKey, refused: refusedBy, serviceRefused, failsOnGarbage } = coreSuite(KEY, json({ 0: R1 }));
-  const refused = (input, field, method, code = 'INVALID_INPUT') => refusedBy(() => callStatus(ctx(), input, method), field, code);
+  const { rec, client, answer, noKey, refused: refusedBy, serviceRefused, failsOnGarbage } = coreSuite(KEY, json({ 0: R1 }));
+  const refused = (input, field, method, code = 'INVALID_INPUT') => refusedBy(() => client().callStatus(input, method), field, code);
 
-  async function sent(input, method, c = ctx()) {
+  async function sent(input, method, c = client()) {
     rec.requests.length = 0;
-    const result = await callStatus(c, input, method);
+    const result = await c.callStatus(input, method);
     assert.equal(rec.requests.length, 1);
     assert.equal(rec.last.method, 'GET');
     assert.equal(rec.last.path, '/api/v1/');
@@ -68,13 +68,13 @@ describe('core/call-status (spec 4.3, 2.4)', function () {
       assert.equal((await sent('1', undefined)).query.method, 'voice.status');
     });
 
-    it('asks for XML or PHP when the context says so, and for plain text by leaving format out', async function () {
+    it('asks for XML or PHP when the client asks for it, and for plain text by leaving format out', async function () {
       answer(`<api><status>200</status><message>OK</message><data>${xmlVoice(R1)}</data></api>`);
-      assert.equal((await sent('1', undefined, ctx({ format: 'xml' }))).query.format, 'XML');
+      assert.equal((await sent('1', undefined, client({ format: 'xml' }))).query.format, 'XML');
       answer(php(`a:1:{i:0;${PHP_R1}}`));
-      assert.equal((await sent('1', undefined, ctx({ format: 'php' }))).query.format, 'PHP');
+      assert.equal((await sent('1', undefined, client({ format: 'php' }))).query.format, 'PHP');
       answer(textLines([R1]));
-      const { query } = await sent('1', undefined, ctx({ format: 'text' }));
+      const { query } = await sent('1', undefined, client({ format: 'text' }));
       assert.ok(!('format' in query), JSON.stringify(query));
       assert.deepEqual(query, { method: 'voice.status', id: '1', api_key: KEY });
     });
@@ -135,7 +135,7 @@ describe('core/call-status (spec 4.3, 2.4)', function () {
 
   describe('responses (spec 2.4, 7)', function () {
     const expectRecords = async (c, expected) => {
-      const { payload, envelope } = await callStatus(c, '1');
+      const { payload, envelope } = await c.callStatus('1');
       assert.deepEqual(payload, expected);
       assert.equal(envelope.status, '200');
       for (const r of payload) for (const f of CALL_STATUS_FIELDS) assert.equal(typeof r[f], 'string', f);
@@ -147,36 +147,36 @@ describe('core/call-status (spec 4.3, 2.4)', function () {
     });
 
     it('JSON keyed by index: one record, several records', async function () {
-      const env = await expectRecords(ctx(), [R1]);
+      const env = await expectRecords(client(), [R1]);
       assert.deepEqual(env.data, { 0: R1 });
       answer(json({ 1: R2, 0: R1 }));
-      await expectRecords(ctx(), [R1, R2]);
+      await expectRecords(client(), [R1, R2]);
     });
 
     it('JSON as a list, and as one record', async function () {
       answer(json([R1, R2]));
-      await expectRecords(ctx(), [R1, R2]);
+      await expectRecords(client(), [R1, R2]);
       answer(json(R2));
-      await expectRecords(ctx(), [R2]);
+      await expectRecords(client(), [R2]);
     });
 
     it('fills missing fields with "", turns numbers into strings, passes unknown statuses and fields through', async function () {
       answer(json({ 0: { id: 42, status: 'DNDNUMB', duration: 17, leg: { a: 1 } } }));
-      await expectRecords(ctx(), [{ id: '42', mobile: '', status: 'DNDNUMB', senttime: '', duration: 17, leg: { a: 1 } }]);
+      await expectRecords(client(), [{ id: '42', mobile: '', status: 'DNDNUMB', senttime: '', duration: 17, leg: { a: 1 } }]);
     });
 
     it('no records: empty or absent data', async function () {
       for (const body of [json({}), json([]), json(''), json(null), '{"status":"200","message":"OK"}']) {
         answer(body);
-        assert.deepEqual((await callStatus(ctx(), '1')).payload, [], body);
+        assert.deepEqual((await client().callStatus('1')).payload, [], body);
       }
     });
 
     it('JSONP: one record, several records', async function () {
       answer({ headers: { 'content-type': 'application/javascript' }, body: `callback(${json({ 0: R1 })});` });
-      await expectRecords(ctx(), [R1]);
+      await expectRecords(client(), [R1]);
       answer(`jQuery123_456(${json({ 0: R1, 1: R2 })})`);
-      await expectRecords(ctx(), [R1, R2]);
+      await expectRecords(client(), [R1, R2]);
     });
 
     it('XML: one <voice> element, several <voice> elements', async function () {
@@ -184,30 +184,30 @@ describe('core/call-status (spec 4.3, 2.4)', function () {
         headers: { 'content-type': 'application/xml' },
         body: `<?xml version="1.0" encoding="UTF-8"?>\n<api>\n  <status>200</status>\n  <message>OK</message>\n  <data>${xmlVoice(R1)}</data>\n</api>`,
       });
-      await expectRecords(ctx({ format: 'xml' }), [R1]);
+      await expectRecords(client({ format: 'xml' }), [R1]);
       answer(`<api><status>200</status><message>OK</message><data>${xmlVoice(R1)}${xmlVoice(R2)}</data></api>`);
-      await expectRecords(ctx({ format: 'xml' }), [R1, R2]);
+      await expectRecords(client({ format: 'xml' }), [R1, R2]);
     });
 
     it('XML: no records', async function () {
       answer('<api><status>200</status><message>OK</message><data/></api>');
-      assert.deepEqual((await callStatus(ctx({ format: 'xml' }), '1')).payload, []);
+      assert.deepEqual((await client({ format: 'xml' }).callStatus('1')).payload, []);
     });
 
     it('PHP serialize: one record, several records', async function () {
       answer(php(`a:1:{i:0;${PHP_R1}}`));
-      await expectRecords(ctx({ format: 'php' }), [R1]);
+      await expectRecords(client({ format: 'php' }), [R1]);
       answer(php(`a:2:{i:0;${PHP_R1}i:1;${PHP_R2}}`));
-      await expectRecords(ctx({ format: 'php' }), [R1, R2]);
+      await expectRecords(client({ format: 'php' }), [R1, R2]);
     });
 
     it('plain text: one record, several records, and a bare data.id record', async function () {
       answer({ headers: { 'content-type': 'text/plain' }, body: textLines([R1]) });
-      await expectRecords(ctx({ format: 'text' }), [R1]);
+      await expectRecords(client({ format: 'text' }), [R1]);
       answer(textLines([R1, R2]) + '\n');
-      await expectRecords(ctx({ format: 'text' }), [R1, R2]);
+      await expectRecords(client({ format: 'text' }), [R1, R2]);
       answer(['status: 200', 'message: OK', ...Object.entries(R2).map(([k, val]) => `data.${k}: ${val}`)].join('\r\n'));
-      await expectRecords(ctx({ format: 'text' }), [R2]);
+      await expectRecords(client({ format: 'text' }), [R2]);
     });
 
     describe('A404 and A416 surface as ServiceErrors with the envelope, in every format', function () {
@@ -232,14 +232,14 @@ describe('core/call-status (spec 4.3, 2.4)', function () {
           it(`${code} as ${name}`, async function () {
             const [format, body] = make(code, message);
             answer(body);
-            await serviceRefused(callStatus(ctx({ format }), { id: 'nope-1', mobile: '9876543210' }), code, message);
+            await serviceRefused(client({ format }).callStatus({ id: 'nope-1', mobile: '9876543210' }), code, message);
           });
         }
       }
 
       it('the key is redacted when the service echoes it in its message', async function () {
         answer(`status: A416\nmessage: no call 1 for ${KEY}`);
-        await assert.rejects(callStatus(ctx({ format: 'text' }), '1'), (err) => {
+        await assert.rejects(client({ format: 'text' }).callStatus('1'), (err) => {
           assert.ok(err instanceof ServiceError);
           assert.equal(err.code, 'A416');
           noKey(err);
@@ -249,7 +249,7 @@ describe('core/call-status (spec 4.3, 2.4)', function () {
     });
 
     describe('answers that are not the service\'s surface as TransportErrors', function () {
-      failsOnGarbage(['json', 'text'], (format) => callStatus(ctx({ format }), '1'), 4242);
+      failsOnGarbage(['json', 'text'], (format) => client({ format }).callStatus('1'), 4242);
     });
   });
 

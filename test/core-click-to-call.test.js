@@ -4,9 +4,9 @@
 const assert = require('node:assert/strict');
 const { coreSuite } = require('./helpers/core-call');
 const { InputError, ServiceError, TransportError } = require('../dist/core/errors');
-const { startClickToCall, clickToCallParams, buildCallbackUrl, CALLBACK_VARIABLES } = require('../dist/core/click-to-call');
+const { clickToCallParams, buildCallbackUrl, CALLBACK_VARIABLES } = require('../dist/core/click-to-call');
 
-const KEY = 'kEy-ClIcK2cAlL-Vq5nT8';
+const KEY = 'kEyClIcK2cAlLVq5nT8';
 const A = '9876543210';
 const B = '9812345678';
 const C = '9123456789';
@@ -14,12 +14,12 @@ const C = '9123456789';
 const ok = (data) => JSON.stringify({ status: '200', message: 'Call initiated', data });
 
 describe('core/click-to-call (spec 4.4, 2.5, 6.2)', function () {
-  const { rec, ctx, answer, noKey, refused: refusedBy, serviceRefused, failsOnGarbage } = coreSuite(KEY, ok({ id: 'c2c_1' }));
-  const refused = (input, field, code = 'INVALID_INPUT') => refusedBy(() => startClickToCall(ctx(), input), field, code);
+  const { rec, client, answer, noKey, refused: refusedBy, serviceRefused, failsOnGarbage } = coreSuite(KEY, ok({ id: 'c2c_1' }));
+  const refused = (input, field, code = 'INVALID_INPUT') => refusedBy(() => client().startClickToCall(input), field, code);
 
-  async function sent(input, c = ctx()) {
+  async function sent(input, c = client()) {
     rec.requests.length = 0;
-    const result = await startClickToCall(c, input);
+    const result = await c.startClickToCall(input);
     assert.equal(rec.requests.length, 1);
     assert.equal(rec.last.method, 'GET');
     assert.equal(rec.last.path, '/v1/');
@@ -123,14 +123,14 @@ describe('core/click-to-call (spec 4.4, 2.5, 6.2)', function () {
       assert.deepEqual(query, { ...base, caller: A, receiver: B });
     });
 
-    it('asks for XML when the context says so, for plain text by leaving format out, JSON for PHP', async function () {
+    it('asks for XML when the client asks for it, for plain text by leaving format out, JSON for PHP', async function () {
       answer('<api><status>200</status><message>OK</message><data><id>c2c_2</id></data></api>');
-      assert.equal((await sent({ caller: A, receiver: B }, ctx({ format: 'xml' }))).query.format, 'XML');
+      assert.equal((await sent({ caller: A, receiver: B }, client({ format: 'xml' }))).query.format, 'XML');
       answer('status: 200\nmessage: OK\ndata.id: c2c_3');
-      const { query } = await sent({ caller: A, receiver: B }, ctx({ format: 'text' }));
+      const { query } = await sent({ caller: A, receiver: B }, client({ format: 'text' }));
       assert.deepEqual(query, { method: 'dial.click2call', caller: A, receiver: B, return: '1', api_key: KEY });
       answer(ok({ id: 'c2c_4' }));
-      assert.equal((await sent({ caller: A, receiver: B }, ctx({ format: 'php' }))).query.format, 'JSON');
+      assert.equal((await sent({ caller: A, receiver: B }, client({ format: 'php' }))).query.format, 'JSON');
     });
 
     it('clickToCallParams returns the query without format and api_key', function () {
@@ -284,7 +284,7 @@ describe('core/click-to-call (spec 4.4, 2.5, 6.2)', function () {
   describe('responses (spec 2.5, 7)', function () {
     async function gotId(reply, id, format) {
       answer(reply);
-      const { payload, envelope } = await startClickToCall(ctx({ format }), { caller: A, receiver: B });
+      const { payload, envelope } = await client({ format }).startClickToCall({ caller: A, receiver: B });
       assert.deepEqual(payload, { id });
       assert.equal(envelope.status, '200');
       return envelope;
@@ -322,7 +322,7 @@ describe('core/click-to-call (spec 4.4, 2.5, 6.2)', function () {
       for (const body of ['{"status":"200","message":"OK"}', ok({}), ok(''), ok({ id: '' }), ok({ id: null }), ok([]), 'status: 200\nmessage: OK', '<api><status>200</status><message>OK</message><data/></api>']) {
         rec.requests.length = 0;
         answer(body);
-        await assert.rejects(startClickToCall(ctx(), { caller: A, receiver: B }), (err) => {
+        await assert.rejects(client().startClickToCall({ caller: A, receiver: B }), (err) => {
           assert.ok(err instanceof TransportError, `${body}: ${err.name}: ${err.message}`);
           assert.equal(err.code, 'BAD_RESPONSE');
           assert.match(err.message, /call id/);
@@ -348,14 +348,14 @@ describe('core/click-to-call (spec 4.4, 2.5, 6.2)', function () {
           it(`${code} as ${name}`, async function () {
             const [format, body] = make(code, message);
             answer(body);
-            await serviceRefused(startClickToCall(ctx({ format }), { caller: A, receiver: B }), code, message);
+            await serviceRefused(client({ format }).startClickToCall({ caller: A, receiver: B }), code, message);
           });
         }
       }
 
       it('the key is redacted when the service echoes it in its message', async function () {
         answer(`<api><status>A404</status><message>Api Key ${KEY} suspended</message></api>`);
-        await assert.rejects(startClickToCall(ctx({ format: 'xml' }), { caller: A, receiver: B }), (err) => {
+        await assert.rejects(client({ format: 'xml' }).startClickToCall({ caller: A, receiver: B }), (err) => {
           assert.ok(err instanceof ServiceError);
           noKey(err);
           return true;
@@ -364,7 +364,7 @@ describe('core/click-to-call (spec 4.4, 2.5, 6.2)', function () {
     });
 
     describe('answers that are not the service\'s surface as TransportErrors', function () {
-      failsOnGarbage(['json', 'text'], (format) => startClickToCall(ctx({ format }), { caller: A, receiver: B }), 777);
+      failsOnGarbage(['json', 'text'], (format) => client({ format }).startClickToCall({ caller: A, receiver: B }), 777);
     });
   });
 });

@@ -4,9 +4,9 @@
 const assert = require('node:assert/strict');
 const { coreSuite } = require('./helpers/core-call');
 const { ServiceError } = require('../dist/core/errors');
-const { readInbox, inboxParams, normaliseInbox, INBOX_FIELDS } = require('../dist/core/inbox');
+const { inboxParams, normaliseInbox, INBOX_FIELDS } = require('../dist/core/inbox');
 
-const KEY = 'kEy-InBoX-9f3Qz7W1';
+const KEY = 'kEyInBoX9f3Qz7W1';
 const FIELDS = ['recipient', 'keyword', 'sender', 'message', 'operator', 'circle', 'response', 'received_time'];
 
 const REC1 = {
@@ -34,11 +34,11 @@ const json = (data) => JSON.stringify({ status: '200', message: 'OK', data });
 const xmlRecord = (r) => `<inbox>${FIELDS.map((f) => (r[f] === '' ? `<${f}/>` : `<${f}>${r[f]}</${f}>`)).join('')}</inbox>`;
 
 describe('core/inbox (spec 4.2, 2.3)', function () {
-  const { rec, ctx, answer, noKey, refused: refusedBy, failsOnGarbage } = coreSuite(KEY, json({ rows: { inbox: REC1 } }));
-  const refused = (q, field, code = 'INVALID_INPUT') => refusedBy(() => readInbox(ctx(), q), field, code);
+  const { rec, client, answer, noKey, refused: refusedBy, failsOnGarbage } = coreSuite(KEY, json({ rows: { inbox: REC1 } }));
+  const refused = (q, field, code = 'INVALID_INPUT') => refusedBy(() => client().readInbox(q), field, code);
 
-  async function sent(q, c = ctx()) {
-    const result = await readInbox(c, q);
+  async function sent(q, c = client()) {
+    const result = await c.readInbox(q);
     assert.equal(rec.requests.length, 1);
     assert.equal(rec.last.method, 'GET');
     return { query: rec.last.query, path: rec.last.path, result };
@@ -115,19 +115,19 @@ describe('core/inbox (spec 4.2, 2.3)', function () {
       assert.deepEqual(query, { method: 'inbox', format: 'JSON', api_key: KEY });
     });
 
-    it('asks for XML or PHP when the context says so; JSON for plain text (B has no text form)', async function () {
-      await sent({}, ctx({ format: 'xml' }));
+    it('asks for XML or PHP when the client asks for it; JSON for plain text (B has no text form)', async function () {
+      await sent({}, client({ format: 'xml' }));
       assert.equal(rec.last.query.format, 'XML');
       answer(() => 'a:3:{s:6:"status";s:3:"200";s:7:"message";s:2:"OK";s:4:"data";a:0:{}}');
-      await readInbox(ctx({ format: 'php' }), {});
+      await client({ format: 'php' }).readInbox({});
       assert.equal(rec.last.query.format, 'PHP');
       answer(json({ rows: [] }));
-      await readInbox(ctx({ format: 'text' }), {});
+      await client({ format: 'text' }).readInbox({});
       assert.equal(rec.last.query.format, 'JSON');
     });
 
     it('puts /v1/ below a base URL that has a path', async function () {
-      await readInbox(ctx({ baseUrl: `${rec.url}/vmn/` }), {});
+      await client({ baseUrl: `${rec.url}/vmn/` }).readInbox({});
       assert.equal(rec.last.path, '/vmn/v1/');
     });
 
@@ -207,7 +207,7 @@ describe('core/inbox (spec 4.2, 2.3)', function () {
     });
 
     it('JSON, one record object', async function () {
-      const { payload, envelope } = await readInbox(ctx(), {});
+      const { payload, envelope } = await client().readInbox({});
       expectRecords(payload, [REC1]);
       assert.equal(envelope.status, '200');
       assert.equal(envelope.message, 'OK');
@@ -216,24 +216,24 @@ describe('core/inbox (spec 4.2, 2.3)', function () {
 
     it('JSON, an array of records', async function () {
       answer(json({ rows: { inbox: [REC1, REC2] } }));
-      expectRecords((await readInbox(ctx(), {})).payload, [REC1, REC2]);
+      expectRecords((await client().readInbox({})).payload, [REC1, REC2]);
     });
 
     it('JSON, records keyed by index', async function () {
       answer(json({ rows: { inbox: { 1: REC2, 0: REC1 } } }));
-      expectRecords((await readInbox(ctx(), {})).payload, [REC1, REC2]);
+      expectRecords((await client().readInbox({})).payload, [REC1, REC2]);
     });
 
     it('JSON, rows as a list of { inbox } objects or of records', async function () {
       answer(json({ rows: [{ inbox: REC1 }, { inbox: REC2 }] }));
-      expectRecords((await readInbox(ctx(), {})).payload, [REC1, REC2]);
+      expectRecords((await client().readInbox({})).payload, [REC1, REC2]);
       answer(json({ rows: [REC2, REC1] }));
-      expectRecords((await readInbox(ctx(), {})).payload, [REC2, REC1]);
+      expectRecords((await client().readInbox({})).payload, [REC2, REC1]);
     });
 
     it('fills missing spec fields with "", turns numbers into strings, keeps unknown fields', async function () {
       answer(json({ rows: { inbox: { recipient: 9220592205, sender: '919876543210', message: 'hi', operator: null, id: 77, extra: { a: 1 } } } }));
-      const { payload } = await readInbox(ctx(), {});
+      const { payload } = await client().readInbox({});
       assert.deepEqual(payload, [
         {
           recipient: '9220592205',
@@ -266,7 +266,7 @@ describe('core/inbox (spec 4.2, 2.3)', function () {
       ];
       for (const body of bodies) {
         answer(body);
-        assert.deepEqual((await readInbox(ctx(), {})).payload, [], body);
+        assert.deepEqual((await client().readInbox({})).payload, [], body);
       }
     });
 
@@ -275,7 +275,7 @@ describe('core/inbox (spec 4.2, 2.3)', function () {
         headers: { 'content-type': 'application/xml' },
         body: `<?xml version="1.0" encoding="UTF-8"?>\n<api><status>200</status><message>OK</message><data><rows>${xmlRecord(REC1)}</rows></data></api>`,
       }));
-      const { payload, envelope } = await readInbox(ctx({ format: 'xml' }), {});
+      const { payload, envelope } = await client({ format: 'xml' }).readInbox({});
       expectRecords(payload, [REC1]);
       assert.equal(envelope.status, '200');
     });
@@ -283,13 +283,13 @@ describe('core/inbox (spec 4.2, 2.3)', function () {
     it('XML, repeated <inbox> elements, entities decoded, numbers kept as text', async function () {
       const r2 = { ...REC2, message: 'A &amp; B &lt;3', recipient: '0091922' };
       answer(() => `<api><status>200</status><message>OK</message><data><rows>${xmlRecord(REC1)}${xmlRecord(r2)}</rows></data></api>`);
-      expectRecords((await readInbox(ctx({ format: 'xml' }), {})).payload, [REC1, { ...REC2, message: 'A & B <3', recipient: '0091922' }]);
+      expectRecords((await client({ format: 'xml' }).readInbox({})).payload, [REC1, { ...REC2, message: 'A & B <3', recipient: '0091922' }]);
     });
 
     it('XML, no records', async function () {
       for (const data of ['<data><rows/></data>', '<data><rows></rows></data>', '<data/>', '']) {
         answer(() => `<api><status>200</status><message>OK</message>${data}</api>`);
-        assert.deepEqual((await readInbox(ctx({ format: 'xml' }), {})).payload, [], data);
+        assert.deepEqual((await client({ format: 'xml' }).readInbox({})).payload, [], data);
       }
     });
 
@@ -308,12 +308,12 @@ describe('core/inbox (spec 4.2, 2.3)', function () {
         headers: { 'content-type': 'text/plain; charset=utf-8' },
         body: `a:3:{s:6:"status";s:3:"200";s:7:"message";s:2:"OK";s:4:"data";a:1:{s:4:"rows";a:1:{s:5:"inbox";${PHP_REC1}}}}`,
       }));
-      expectRecords((await readInbox(ctx({ format: 'php' }), {})).payload, [{ ...REC1, message: 'SALE café ₹5' }]);
+      expectRecords((await client({ format: 'php' }).readInbox({})).payload, [{ ...REC1, message: 'SALE café ₹5' }]);
     });
 
     it('PHP serialize, several records keyed by index', async function () {
       answer(() => `a:3:{s:6:"status";s:3:"200";s:7:"message";s:2:"OK";s:4:"data";a:1:{s:4:"rows";a:1:{s:5:"inbox";a:2:{i:0;${PHP_REC1}i:1;${PHP_REC2}}}}}`);
-      expectRecords((await readInbox(ctx({ format: 'php' }), {})).payload, [{ ...REC1, message: 'SALE café ₹5' }, REC2]);
+      expectRecords((await client({ format: 'php' }).readInbox({})).payload, [{ ...REC1, message: 'SALE café ₹5' }, REC2]);
     });
 
     describe('A404 (account suspended) surfaces as a ServiceError with the envelope', function () {
@@ -325,7 +325,7 @@ describe('core/inbox (spec 4.2, 2.3)', function () {
       for (const [name, [format, body]] of Object.entries(cases)) {
         it(name, async function () {
           answer(() => body);
-          await assert.rejects(readInbox(ctx({ format }), {}), (err) => {
+          await assert.rejects(client({ format }).readInbox({}), (err) => {
             assert.ok(err instanceof ServiceError, `${err.name}: ${err.message}`);
             assert.equal(err.code, 'A404');
             assert.equal(err.envelope.status, 'A404');
@@ -339,7 +339,7 @@ describe('core/inbox (spec 4.2, 2.3)', function () {
 
       it('the key is redacted when the service echoes it in its message', async function () {
         answer(() => JSON.stringify({ status: 'A404', message: `Account suspended for key ${KEY}` }));
-        await assert.rejects(readInbox(ctx(), {}), (err) => {
+        await assert.rejects(client().readInbox({}), (err) => {
           assert.ok(err instanceof ServiceError);
           noKey(err);
           return true;
@@ -348,7 +348,7 @@ describe('core/inbox (spec 4.2, 2.3)', function () {
     });
 
     describe('answers that are not the service\'s surface as TransportErrors', function () {
-      failsOnGarbage(['json', 'xml'], (format) => readInbox(ctx({ format }), { keyword: 'x' }), 12345);
+      failsOnGarbage(['json', 'xml'], (format) => client({ format }).readInbox({ keyword: 'x' }), 12345);
     });
   });
 

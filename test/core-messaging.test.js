@@ -9,11 +9,11 @@ const os = require('node:os');
 const path = require('node:path');
 const { Readable } = require('node:stream');
 const { Recorder } = require('./helpers/recorder');
-const { Transport } = require('../dist/core/transport');
-const { sendMessage, buildMessage, normaliseSubmission, LIMITS, MEDIA_FORMATS } = require('../dist/core/messaging');
+const { KaleyraClient } = require('../dist/core/client');
+const { buildMessage, normaliseSubmission, LIMITS, MEDIA_FORMATS } = require('../dist/core/messaging');
 const { InputError, ServiceError, TransportError } = require('../dist/core/errors');
 
-const KEY = 'KEY-distinctive-123abc';
+const KEY = 'KEYdistinctive123abc';
 const FROM = '919000000001';
 const TO = '919812345678';
 const TO2 = '919812345679';
@@ -60,7 +60,10 @@ function patternStream(size) {
 
 describe('core/messaging (interface A) against a recording server', function () {
   let recorder;
-  let ctx;
+  /** The account of the test: its base URL and format (a test changes them before it sends). */
+  let account;
+  /** The clients made in the test, one per account setting, closed after it. */
+  const clients = new Map();
   let tmp;
 
   before(async function () {
@@ -77,14 +80,24 @@ describe('core/messaging (interface A) against a recording server', function () 
   beforeEach(function () {
     recorder.requests = [];
     recorder.reply = okReply;
-    ctx = { transport: new Transport({ timeout: 60_000 }), apiKey: KEY, baseUrl: `${recorder.url}/prefix` };
+    account = { baseUrl: `${recorder.url}/prefix`, format: undefined };
   });
 
   afterEach(async function () {
-    await ctx.transport.close();
+    await Promise.all([...clients.values()].map((c) => c.close()));
+    clients.clear();
   });
 
-  const send = (input) => sendMessage(ctx, { from: FROM, to: TO, ...input });
+  /** The client of the test's account; a send is attempted once (no retry), so a test sees each request. */
+  function client() {
+    const id = `${account.format} ${account.baseUrl}`;
+    if (!clients.has(id)) {
+      clients.set(id, new KaleyraClient({ apiKey: KEY, messagingUrl: account.baseUrl, format: account.format, timeout: 60_000, sendRetry: { retries: 0 } }));
+    }
+    return clients.get(id);
+  }
+
+  const send = (input) => client().sendMessage({ from: FROM, to: TO, ...input });
 
   /** The one request made: checked to be the spec's multipart POST; returns it with its body parsed. */
   function theRequest(format = 'json') {
@@ -107,7 +120,7 @@ describe('core/messaging (interface A) against a recording server', function () 
   }
 
   async function refused(input, code, field, extra) {
-    await assert.rejects(sendMessage(ctx, input), (err) => {
+    await assert.rejects(client().sendMessage(input), (err) => {
       assert.ok(err instanceof InputError, `InputError expected, got ${err && err.name}: ${err && err.message}`);
       assert.equal(err.code, code);
       assert.equal(err.field, field);
@@ -130,11 +143,11 @@ describe('core/messaging (interface A) against a recording server', function () 
     });
 
     it('honours the base URL path prefix, with or without a trailing slash', async function () {
-      ctx.baseUrl = `${recorder.url}/prefix/`;
+      account.baseUrl = `${recorder.url}/prefix/`;
       await send({ body: 'x' });
       assert.equal(theRequest().rec.path, '/prefix/api/v4/');
       recorder.requests = [];
-      ctx.baseUrl = recorder.url;
+      account.baseUrl = recorder.url;
       await send({ body: 'x' });
       assert.equal(recorder.last.path, '/api/v4/');
     });
@@ -327,19 +340,19 @@ describe('core/messaging (interface A) against a recording server', function () 
       assert.deepEqual(theRequest().body.to, ['+919812345678', '+919812345679', '00919812345670']);
 
       recorder.requests = [];
-      await sendMessage(ctx, { from: '+91 90000 00001', to: [' 91 98123 45678 '], body: 'x' });
+      await client().sendMessage({ from: '+91 90000 00001', to: [' 91 98123 45678 '], body: 'x' });
       assert.equal(theRequest().rec.fields.from, '+919000000001');
       assert.equal(theRequest().body.to, '919812345678', 'one recipient is sent as a string, as before');
 
       // A number too short says the rule the editor shows.
-      await assert.rejects(sendMessage(ctx, { from: FROM, to: '+91', body: 'x' }), (err) => {
+      await assert.rejects(client().sendMessage({ from: FROM, to: '+91', body: 'x' }), (err) => {
         assert.equal(err.message, 'to: must be a phone number with country code: 6 to 15 digits, country code first (a leading + is allowed; spaces, dashes, dots and brackets are ignored), not "+91"');
         return true;
       });
     });
 
     it('from given as a number is sent as a string', async function () {
-      await sendMessage(ctx, { from: 919000000001, to: TO, body: 'x' });
+      await client().sendMessage({ from: 919000000001, to: TO, body: 'x' });
       assert.equal(theRequest().rec.fields.from, FROM);
     });
 
@@ -350,10 +363,10 @@ describe('core/messaging (interface A) against a recording server', function () 
     });
 
     it('body.to is used when input.to is absent; input.to overrides body.to', async function () {
-      await sendMessage(ctx, { from: FROM, body: { type: 'text', text: { message: 'x' }, to: TO2 } });
+      await client().sendMessage({ from: FROM, body: { type: 'text', text: { message: 'x' }, to: TO2 } });
       assert.equal(theRequest().body.to, TO2);
       recorder.requests = [];
-      await sendMessage(ctx, { from: FROM, to: TO3, body: { type: 'text', text: { message: 'x' }, to: TO2 } });
+      await client().sendMessage({ from: FROM, to: TO3, body: { type: 'text', text: { message: 'x' }, to: TO2 } });
       assert.equal(theRequest().body.to, TO3);
     });
 
@@ -379,7 +392,7 @@ describe('core/messaging (interface A) against a recording server', function () 
     it('does not change the caller’s payload object', async function () {
       const body = { type: 'contact', to: TO2, contacts: [{ name: { formatted_name: 'A' } }], location: undefined };
       const copy = structuredClone(body);
-      await sendMessage(ctx, { from: FROM, body });
+      await client().sendMessage({ from: FROM, body });
       assert.deepEqual(body, copy);
     });
   });
@@ -631,7 +644,7 @@ describe('core/messaging (interface A) against a recording server', function () 
     });
 
     it('a stream of 64 MB + 1 fails with E504 and is destroyed', async function () {
-      ctx.baseUrl = sinkUrl;
+      account.baseUrl = sinkUrl;
       const stream = patternStream(MB64 + 1);
       await assert.rejects(send({ body: { type: 'document' }, file: stream, filename: 'big.pdf' }), (err) => {
         assert.equal(err.code, 'E504', err.message);
@@ -643,7 +656,7 @@ describe('core/messaging (interface A) against a recording server', function () 
     });
 
     it('a stream of exactly 64 MB is sent whole', async function () {
-      ctx.baseUrl = sinkUrl;
+      account.baseUrl = sinkUrl;
       const stream = patternStream(MB64);
       const res = await send({ body: { type: 'document' }, file: stream, filename: 'big.pdf' });
       assert.deepEqual(res.payload, [{ id: 'big', mobile: TO }]);
@@ -691,8 +704,8 @@ describe('core/messaging (interface A) against a recording server', function () 
       assert.equal(res.envelope.status, 'ok');
     });
 
-    it('XML success with one entry (ctx.format xml sends format=xml)', async function () {
-      ctx.format = 'xml';
+    it('XML success with one entry (a client of format xml sends format=xml)', async function () {
+      account.format = 'xml';
       recorder.reply = () => ({
         headers: { 'content-type': 'application/xml' },
         body:
@@ -707,7 +720,7 @@ describe('core/messaging (interface A) against a recording server', function () 
     });
 
     it('XML success with several entries', async function () {
-      ctx.format = 'xml';
+      account.format = 'xml';
       recorder.reply = () => ({
         headers: { 'content-type': 'text/xml' },
         body:
@@ -746,7 +759,7 @@ describe('core/messaging (interface A) against a recording server', function () 
     }
 
     it('an XML error envelope → ServiceError', async function () {
-      ctx.format = 'xml';
+      account.format = 'xml';
       recorder.reply = () => '<api><status>A404</status><message>Account suspended</message></api>';
       await assert.rejects(send({ body: 'x' }), (err) => err instanceof ServiceError && err.code === 'A404' && err.envelope.message === 'Account suspended');
     });
@@ -822,7 +835,7 @@ describe('core/messaging (interface A) against a recording server', function () 
       await new Promise((r) => probe.listen(0, '127.0.0.1', r));
       const port = probe.address().port;
       await new Promise((r) => probe.close(r));
-      ctx.baseUrl = `http://127.0.0.1:${port}/prefix`;
+      account.baseUrl = `http://127.0.0.1:${port}/prefix`;
       await assert.rejects(send({ body: 'x' }), (err) => err instanceof TransportError && err.code === 'NETWORK' && err.notSent === true);
     });
 
@@ -850,7 +863,7 @@ describe('core/messaging (interface A) against a recording server', function () 
         await assert.rejects(send({ body: 'x' }), (err) => err.code === 'BAD_RESPONSE' && check(err));
       });
       it('when the service echoes it in an XML error', async function () {
-        ctx.format = 'xml';
+        account.format = 'xml';
         recorder.reply = () => `<api><status>A401</status><message>Api Key ${KEY} not found</message></api>`;
         await assert.rejects(send({ body: 'x' }), (err) => err.code === 'A401' && check(err));
       });
@@ -859,7 +872,7 @@ describe('core/messaging (interface A) against a recording server', function () 
         await assert.rejects(send({ body: 'x' }), (err) => err.code === 'HTTP_STATUS' && check(err));
         recorder.reply = () => 'reset';
         await assert.rejects(send({ body: 'x' }), (err) => err.code === 'NETWORK' && check(err));
-        ctx.baseUrl = 'http://127.0.0.1:1/prefix';
+        account.baseUrl = 'http://127.0.0.1:1/prefix';
         await assert.rejects(send({ body: 'x' }), (err) => err.code === 'NETWORK' && check(err));
       });
     });

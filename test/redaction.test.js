@@ -2,14 +2,12 @@
 // The api key and hostile answers: what an answer quotes into an error is masked before it is cut (no
 // run of 6 of the key's characters survives at any cut), property names are masked as well as values,
 // control characters are escaped, and masking never changes what the status check or a msg sees (a
-// short key inside "OK" or inside an id is not the key).
+// piece of the key inside "OK" or inside an id is not the key).
 const assert = require('node:assert/strict');
 const { Recorder } = require('./helpers/recorder');
-const { Transport } = require('../dist/core/transport');
-const { sendMessage } = require('../dist/core/messaging');
-const { callStatus } = require('../dist/core/call-status');
 const { quote, redactDeep, escapeControl } = require('../dist/core/redact');
 const { KaleyraClient } = require('../dist/core/client');
+const { ConfigError } = require('../dist/core/errors');
 const { helper, loadNode, logText } = require('./helpers/flow');
 const { until } = require('./helpers/http-node');
 
@@ -27,11 +25,17 @@ const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
 describe('redaction and quoting of hostile answers', function () {
   const rec = new Recorder();
-  const transport = new Transport({ timeout: 60_000 });
-  const ctx = (apiKey = KEY) => ({ transport, apiKey, baseUrl: rec.url });
+  const clients = new Map();
+  /** The client of `apiKey` for the recorder (sends and call status), each call attempted once (no retry). */
+  const clientOf = (apiKey = KEY) => {
+    if (!clients.has(apiKey)) {
+      clients.set(apiKey, new KaleyraClient({ apiKey, messagingUrl: rec.url, obdUrl: rec.url, timeout: 60_000, readRetry: { retries: 0 }, sendRetry: { retries: 0 } }));
+    }
+    return clients.get(apiKey);
+  };
   before(() => rec.start());
   after(async () => {
-    await transport.close();
+    await Promise.all([...clients.values()].map((c) => c.close()));
     await rec.stop();
   });
 
@@ -41,7 +45,7 @@ describe('redaction and quoting of hostile answers', function () {
       it(`200 with an undecodable page, the key starting at character ${at}: no 6 characters of it in the error`, async () => {
         const page = `${'p'.repeat(at - 8)}api_key=${KEY}&from=919000000001 and more of the page`;
         rec.reply = () => ({ headers: { 'content-type': 'text/html' }, body: page });
-        await assert.rejects(sendMessage(ctx(), { from: '919000000001', to: TO, body: 'hi' }), (err) => {
+        await assert.rejects(clientOf().sendMessage({ from: '919000000001', to: TO, body: 'hi' }), (err) => {
           assert.equal(err.code, 'BAD_RESPONSE');
           assert.deepEqual(keyRuns(err.message), [], err.message);
           assert.deepEqual(keyRuns(String(err.stack)), []);
@@ -53,7 +57,7 @@ describe('redaction and quoting of hostile answers', function () {
     it('a page that starts with the end of the key, or ends with its start, shows neither', async () => {
       for (const page of [`${KEY.slice(5)} was refused`, `refused: api_key=${KEY.slice(0, 12)}`, `${KEY.slice(-7)}`]) {
         rec.reply = () => ({ headers: { 'content-type': 'text/html' }, body: page });
-        await assert.rejects(sendMessage(ctx(), { from: '919000000001', to: TO, body: 'hi' }), (err) => {
+        await assert.rejects(clientOf().sendMessage({ from: '919000000001', to: TO, body: 'hi' }), (err) => {
           assert.equal(err.code, 'BAD_RESPONSE');
           assert.deepEqual(keyRuns(err.message), [], err.message);
           return true;
@@ -78,7 +82,7 @@ describe('redaction and quoting of hostile answers', function () {
           data: [{ id: 'm1', mobile: TO, [KEY]: KEY, nested: { deep: [{ [`${KEY}.x`]: 1 }] } }],
         }),
       });
-      const result = await sendMessage(ctx(), { from: '919000000001', to: TO, body: 'hi' });
+      const result = await clientOf().sendMessage({ from: '919000000001', to: TO, body: 'hi' });
       const text = JSON.stringify(result);
       assert.ok(!text.includes(KEY), text);
       assert.equal(result.payload[0].id, 'm1');
@@ -88,7 +92,7 @@ describe('redaction and quoting of hostile answers', function () {
 
     it('a service error carrying the key in names and values keeps it out of its message and envelope', async () => {
       rec.reply = () => ({ body: JSON.stringify({ status: 'A404', message: `account of ${KEY} suspended`, [KEY]: 1 }) });
-      await assert.rejects(sendMessage(ctx(), { from: '919000000001', to: TO, body: 'hi' }), (err) => {
+      await assert.rejects(clientOf().sendMessage({ from: '919000000001', to: TO, body: 'hi' }), (err) => {
         assert.equal(err.code, 'A404');
         assert.ok(!err.message.includes(KEY) && !JSON.stringify(err.envelope).includes(KEY), `${err.message} ${JSON.stringify(err.envelope)}`);
         return true;
@@ -106,7 +110,7 @@ describe('redaction and quoting of hostile answers', function () {
 
     it('an undecodable answer is quoted with ESC, BEL, NUL, C1 and bidi controls escaped', async () => {
       rec.reply = () => ({ headers: { 'content-type': 'text/plain' }, body: `<<${hostile}` });
-      await assert.rejects(sendMessage(ctx(), { from: '919000000001', to: TO, body: 'hi' }), (err) => {
+      await assert.rejects(clientOf().sendMessage({ from: '919000000001', to: TO, body: 'hi' }), (err) => {
         assert.equal(err.code, 'BAD_RESPONSE');
         assert.ok(!CONTROL.test(err.message) && !/[\u202a-\u202e]/.test(err.message), JSON.stringify(err.message));
         assert.ok(err.message.includes('\\u001b[2J') && err.message.includes('\\u0007') && err.message.includes('\\u0000'), err.message);
@@ -116,7 +120,7 @@ describe('redaction and quoting of hostile answers', function () {
 
     it("a service error's message and status are escaped too; a status that is no code becomes SERVICE_ERROR", async () => {
       rec.reply = () => ({ body: JSON.stringify({ status: 'A4\u001b[31m04', message: hostile }) });
-      await assert.rejects(callStatus(ctx(), 'c1'), (err) => {
+      await assert.rejects(clientOf().callStatus('c1'), (err) => {
         assert.equal(err.code, 'SERVICE_ERROR');
         assert.ok(!CONTROL.test(err.message) && !CONTROL.test(String(err)), JSON.stringify(err.message));
         assert.ok(err.message.includes('\\u001b'), err.message);
@@ -163,7 +167,7 @@ describe('redaction and quoting of hostile answers', function () {
     it('a status that is a code is still the code, and one that merely shares 5 characters with the key too', async () => {
       for (const status of ['A404', 'E423', KEY.slice(0, 5), `${KEY.slice(0, 5)}_${KEY.slice(5, 10)}`]) {
         rec.reply = () => ({ body: JSON.stringify({ status, message: 'refused' }) });
-        await assert.rejects(callStatus(ctx(), 'c1'), (err) => {
+        await assert.rejects(clientOf().callStatus('c1'), (err) => {
           assert.deepEqual([err.code, err.message], [status, 'refused']);
           return true;
         });
@@ -205,19 +209,35 @@ describe('redaction and quoting of hostile answers', function () {
   });
 
   describe('a short key does not change answers', () => {
-    it('with the key "K" a send answered OK succeeds, and ids and texts containing K are kept', async () => {
-      rec.reply = () => ({ body: JSON.stringify({ status: 'OK', message: 'OK, Kaleyra took it', data: [{ id: 'AKB-K1', mobile: TO, note: 'K' }] }) });
-      const result = await sendMessage(ctx('K'), { from: '919000000001', to: TO, body: 'hi' });
+    // The client takes no key under 8 characters (checkAccount), so the shortest key a request carries has
+    // 8. Pieces of it inside an answer ("OK", "K1", "12") are not the key: statuses are checked and records
+    // returned as they came; only the key itself is masked.
+    const SHORT = 'OKAKBK12';
+
+    it('a key under 8 characters never reaches a request: the client refuses it (ConfigError apiKey)', () => {
+      for (const apiKey of ['K', 'OKAKBK1']) {
+        assert.throws(() => new KaleyraClient({ apiKey, messagingUrl: rec.url, obdUrl: rec.url }), (err) => err instanceof ConfigError && err.setting === 'apiKey' && /at least 8/.test(err.message));
+      }
+    });
+
+    it(`with the key "${SHORT}" a send answered OK succeeds, and ids and texts containing pieces of it are kept`, async () => {
+      rec.reply = () => ({ body: JSON.stringify({ status: 'OK', message: 'OK, Kaleyra took it', data: [{ id: 'AKB-K1', mobile: TO, note: SHORT }] }) });
+      const result = await clientOf(SHORT).sendMessage({ from: '919000000001', to: TO, body: 'hi' });
       assert.equal(result.envelope.status, 'OK');
       assert.equal(result.envelope.message, 'OK, Kaleyra took it');
       assert.equal(result.payload[0].id, 'AKB-K1');
       assert.equal(result.payload[0].note, '***', 'a value that is the key itself is still masked');
     });
 
-    it('a read answered 200 with a short key inside the records keeps them whole', async () => {
-      rec.reply = () => ({ body: JSON.stringify({ status: '200', message: 'OK', data: { 0: { id: '12K4', mobile: TO, status: 'OK', senttime: '2026-11-01 10:00:00' } } }) });
-      const result = await callStatus(ctx('K'), '12K4');
-      assert.deepEqual(result.payload.map((r) => [r.id, r.status]), [['12K4', 'OK']]);
+    it('a read answered 200 with pieces of the key inside the records keeps them whole', async () => {
+      rec.reply = () => ({ body: JSON.stringify({ status: '200', message: 'OK', data: { 0: { id: '12K4', mobile: TO, status: 'OK', senttime: '2026-11-01 10:00:00', note: SHORT } } }) });
+      const result = await clientOf(SHORT).callStatus('12K4');
+      assert.deepEqual(result.payload.map((r) => [r.id, r.status, r.note]), [['12K4', 'OK', '***']]);
+    });
+
+    it('a secret under 8 characters (a Redis password; never a client key) is masked only where it stands alone', () => {
+      const answer = { status: 'OK', message: 'OK, Kaleyra took it', data: [{ id: 'AKB-K1', mobile: TO, note: 'K' }, { id: '12K4', status: 'OK' }] };
+      assert.deepEqual(redactDeep(answer, 'K'), { status: 'OK', message: 'OK, Kaleyra took it', data: [{ id: 'AKB-K1', mobile: TO, note: '***' }, { id: '12K4', status: 'OK' }] });
     });
   });
 });

@@ -11,7 +11,8 @@ const os = require('node:os');
 const path = require('node:path');
 const { Readable } = require('node:stream');
 const { Transport } = require('../dist/core/transport');
-const { sendMessage, LIMITS } = require('../dist/core/messaging');
+const { LIMITS } = require('../dist/core/messaging');
+const { KaleyraClient } = require('../dist/core/client');
 const { TransportError } = require('../dist/core/errors');
 const { helper, loadNode } = require('./helpers/flow');
 const { until } = require('./helpers/http-node');
@@ -143,29 +144,28 @@ describe('a stalled upload is aborted cleanly', function () {
     }
   }
 
-  it('core: from a file path, a stream and a generated stream, through sendMessage on a Transport with a 1.5 s timeout', async function () {
+  it('core: from a file path, a stream and a generated stream, through KaleyraClient.sendMessage with a 1.5 s timeout (one attempt)', async function () {
     await clean(async (server) => {
-      const transport = new Transport({ timeout: 1500 });
-      const ctx = { transport, apiKey: 'stallkey01', baseUrl: server.url };
+      const client = new KaleyraClient({ apiKey: 'stallkey01', messagingUrl: server.url, timeout: 1500, sendRetry: { retries: 0 } });
       const doc = (extra) => ({ from: FROM, to: TO, body: { type: 'document', document: { caption: 'big' } }, ...extra });
 
-      await assert.rejects(sendMessage(ctx, doc({ file })), isTimeout);
+      await assert.rejects(client.sendMessage(doc({ file })), isTimeout);
       await until(() => fdsOn(file) === 0, 'the file opened for the path to be closed');
 
       const stream = fs.createReadStream(file);
       const state = watchClose(stream);
-      await assert.rejects(sendMessage(ctx, doc({ file: stream })), isTimeout);
+      await assert.rejects(client.sendMessage(doc({ file: stream })), isTimeout);
       assert.ok(stream.destroyed, 'the caller’s file stream is destroyed');
       await until(() => state.closed, "the file stream's close event");
       await until(() => fdsOn(file) === 0, 'no descriptor on the file');
 
       const gen = generated(MB64);
       const genState = watchClose(gen);
-      await assert.rejects(sendMessage(ctx, doc({ file: gen, filename: 'report.pdf' })), isTimeout);
+      await assert.rejects(client.sendMessage(doc({ file: gen, filename: 'report.pdf' })), isTimeout);
       assert.ok(gen.destroyed, 'a generated stream is destroyed too');
       await until(() => genState.closed, "the generated stream's close event");
 
-      await transport.close();
+      await client.close();
       return 3;
     });
   });

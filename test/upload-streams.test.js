@@ -9,8 +9,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { Readable } = require('node:stream');
 const { Recorder } = require('./helpers/recorder');
-const { Transport } = require('../dist/core/transport');
-const { sendMessage } = require('../dist/core/messaging');
+const { KaleyraClient } = require('../dist/core/client');
 const { helper, loadNode } = require('./helpers/flow');
 
 const KEY = 'StreamKey0123456789';
@@ -51,12 +50,15 @@ describe('msg.file streams that fail', function () {
   });
 
   describe('core', () => {
-    const transport = new Transport({ timeout: 60_000 });
-    after(() => transport.close());
-    const ctx = () => ({ transport, apiKey: KEY, baseUrl: rec.url });
+    // One attempt per send (no retry): a test sees each request its message caused.
+    let client;
+    before(() => {
+      client = new KaleyraClient({ apiKey: KEY, messagingUrl: rec.url, timeout: 60_000, sendRetry: { retries: 0 } });
+    });
+    after(() => client.close());
 
     it('a read stream of a directory (EISDIR) fails with INVALID_INPUT naming file and the system code', async () => {
-      await assert.rejects(sendMessage(ctx(), doc(fs.createReadStream(dir), 'folder.pdf')), (err) => {
+      await assert.rejects(client.sendMessage(doc(fs.createReadStream(dir), 'folder.pdf')), (err) => {
         assert.equal(err.code, 'INVALID_INPUT');
         assert.match(err.message, /^file: could not be read: EISDIR/);
         return true;
@@ -65,7 +67,7 @@ describe('msg.file streams that fail', function () {
 
     it('a stream failing mid-way (EIO) aborts the upload: INVALID_INPUT, no complete request', async () => {
       const stream = failingMidway();
-      await assert.rejects(sendMessage(ctx(), doc(stream)), (err) => {
+      await assert.rejects(client.sendMessage(doc(stream)), (err) => {
         assert.equal(err.code, 'INVALID_INPUT');
         assert.match(err.message, /^file: could not be read: EIO i\/o error/);
         return true;
@@ -76,7 +78,7 @@ describe('msg.file streams that fail', function () {
 
     it('a stream of objects, or of numbers, is refused before anything is sent', async () => {
       for (const items of [[{ a: 1 }], [1, 2, 3]]) {
-        await assert.rejects(sendMessage(ctx(), doc(Readable.from(items))), (err) => {
+        await assert.rejects(client.sendMessage(doc(Readable.from(items))), (err) => {
           assert.equal(err.code, 'INVALID_INPUT');
           assert.match(err.message, /^file: is a stream of objects/);
           return true;
@@ -90,23 +92,23 @@ describe('msg.file streams that fail', function () {
       failed.on('error', () => undefined);
       failed.resume();
       await new Promise((r) => failed.once('close', r));
-      await assert.rejects(sendMessage(ctx(), doc(failed)), /file: could not be read: EIO/);
+      await assert.rejects(client.sendMessage(doc(failed)), /file: could not be read: EIO/);
       const done = Readable.from([Buffer.from('x')], { objectMode: false });
       done.resume();
       await new Promise((r) => done.once('end', r));
-      await assert.rejects(sendMessage(ctx(), doc(done)), /file: is a stream that was already closed/);
+      await assert.rejects(client.sendMessage(doc(done)), /file: is a stream that was already closed/);
       assert.equal(rec.requests.length, 0);
     });
 
     it('a stream of strings, or an object-mode stream of Buffers and Uint8Arrays, is sent as their bytes', async () => {
-      await sendMessage(ctx(), doc(Readable.from(['%PDF-1.4 ', 'hello'], { objectMode: false })));
+      await client.sendMessage(doc(Readable.from(['%PDF-1.4 ', 'hello'], { objectMode: false })));
       assert.equal(rec.last.files.file.data.toString(), '%PDF-1.4 hello');
-      await sendMessage(ctx(), doc(Readable.from([Buffer.from('%PDF'), new Uint8Array([0x2d, 0x31]), 'x'])));
+      await client.sendMessage(doc(Readable.from([Buffer.from('%PDF'), new Uint8Array([0x2d, 0x31]), 'x'])));
       assert.equal(rec.last.files.file.data.toString(), '%PDF-1x');
     });
 
     it('an object-mode stream whose later chunk is no bytes aborts the upload: INVALID_INPUT, no complete request', async () => {
-      await assert.rejects(sendMessage(ctx(), doc(Readable.from([Buffer.alloc(200 * 1024), { page: 2 }]))), (err) => {
+      await assert.rejects(client.sendMessage(doc(Readable.from([Buffer.alloc(200 * 1024), { page: 2 }]))), (err) => {
         assert.equal(err.code, 'INVALID_INPUT');
         assert.match(err.message, /^file: is a stream that gave an object among its bytes/);
         return true;

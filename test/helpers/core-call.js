@@ -1,26 +1,28 @@
 'use strict';
 // What the tests of the core read and voice interfaces (inbox, call status, click-to-call) share: a
-// recording server and a transport around the suite, the context to call with, the api-key leak check,
-// "refused before any request", and the answers no decoder may accept.
+// recording server around the suite, the KaleyraClient to call with (one attempt per call), the api-key
+// leak check, "refused before any request", and the answers no decoder may accept.
 const assert = require('node:assert/strict');
 const { Recorder } = require('./recorder');
-const { Transport } = require('../../dist/core/transport');
+const { KaleyraClient } = require('../../dist/core/client');
 const { InputError, ServiceError, TransportError } = require('../../dist/core/errors');
 
 /**
- * Call inside a describe(). `reply` is the answer each test starts with (answer() changes it). Returns
- * { rec, ctx, answer, noKey, refused, serviceRefused, failsOnGarbage }.
+ * Call inside a describe(). `key` is the account's api key (letters and digits, at least 8: the client
+ * checks it). `reply` is the answer each test starts with (answer() changes it). Returns
+ * { rec, client, answer, noKey, refused, serviceRefused, failsOnGarbage }.
  */
 function coreSuite(key, reply) {
   const rec = new Recorder();
-  const transport = new Transport({ timeout: 60_000 });
+  const clients = new Map();
   /** The recorder's answer: a reply, or a function of the request giving one. */
   const answer = (r) => {
     rec.reply = typeof r === 'function' ? r : () => r;
   };
   before(() => rec.start());
   after(async () => {
-    await transport.close();
+    await Promise.all([...clients.values()].map((c) => c.close()));
+    clients.clear();
     await rec.stop();
   });
   beforeEach(() => {
@@ -28,7 +30,21 @@ function coreSuite(key, reply) {
     answer(reply);
   });
 
-  const ctx = (extra = {}) => ({ transport, apiKey: key, baseUrl: rec.url, ...extra });
+  /**
+   * The client for the recorder: every base URL is `baseUrl` (the recorder's unless given), answers are
+   * asked in `format`, and a call is attempted once (no retry), so a test sees each request it caused.
+   * One client per { baseUrl, format }, closed after the suite.
+   */
+  const client = ({ baseUrl = rec.url, format } = {}) => {
+    const id = `${format} ${baseUrl}`;
+    let made = clients.get(id);
+    if (!made) {
+      const urls = { messagingUrl: baseUrl, vmnUrl: baseUrl, obdUrl: baseUrl, voiceUrl: baseUrl };
+      made = new KaleyraClient({ apiKey: key, ...urls, format, timeout: 60_000, readRetry: { retries: 0 }, sendRetry: { retries: 0 } });
+      clients.set(id, made);
+    }
+    return made;
+  };
 
   function noKey(err) {
     assert.ok(!err.message.includes(key), `the api key leaked into: ${err.message}`);
@@ -80,7 +96,7 @@ function coreSuite(key, reply) {
     }
   }
 
-  return { rec, ctx, answer, noKey, refused, serviceRefused, failsOnGarbage };
+  return { rec, client, answer, noKey, refused, serviceRefused, failsOnGarbage };
 }
 
 /** Bodies and faults no decoder may accept, whatever the format asked: [name, recorder reply, expected code]. */
