@@ -3,7 +3,7 @@
 // `data` comes back in (index-keyed, a list, one record, XML `voice` elements) into an array of records.
 import { InputError } from './errors';
 import { asList, isRecord, recordOf, type Envelope } from './decode';
-import { formatParam, perform, type Call, type CallContext, type Result } from './context';
+import { formatParam, type Call, type CallContext } from './context';
 import * as v from './validate';
 
 // ---- Parameters (docs/service.md §4.2) ----
@@ -93,9 +93,4 @@ export function normaliseCallStatus(envelope: Envelope): CallStatusRecord[] {
 export function callStatusCall(input: unknown, method?: unknown, format?: CallContext['format']): Call<CallStatusRecord[]> {
   const { method: m, ...rest } = callStatusParams(input, method);
   return { kind: 'read', method: 'GET', path: '/api/v1/', params: { method: m, format: formatParam(format, ['json', 'xml', 'php', 'text']), ...rest }, success: '200', normalise: normaliseCallStatus };
-}
-
-/** Checks the status of an outbound call (docs/service.md §4), one attempt. */
-export async function callStatus(ctx: CallContext, input: unknown, method?: unknown): Promise<Result<CallStatusRecord[]>> {
-  return perform(ctx, callStatusCall(input, method, ctx.format));
 }

@@ -2,7 +2,7 @@
 // before anything is sent, GETs `{voice_url}/v1/?method=dial.click2call`, and returns the call id.
 import { Codes, InputError, TransportError } from './errors';
 import { asList, type Envelope } from './decode';
-import { formatParam, perform, type Call, type CallContext, type Result } from './context';
+import { formatParam, type Call, type CallContext } from './context';
 import * as v from './validate';
 
 // ---- Parameters (docs/service.md §5.2) ----
@@ -164,11 +164,6 @@ function callResult(envelope: Envelope): ClickToCallResult {
     );
   }
   return { id };
-}
-
-/** Starts a click-to-call (docs/service.md §5), one attempt. */
-export async function startClickToCall(ctx: CallContext, input: unknown): Promise<Result<ClickToCallResult>> {
-  return perform(ctx, clickToCallCall(input, ctx.format));
 }
 
 // ---- The callback URL (docs/service.md §6.2) ----

@@ -3,7 +3,7 @@
 // of records with every documented field.
 import { InputError } from './errors';
 import { asList, isRecord, recordOf, type Envelope } from './decode';
-import { formatParam, perform, type Call, type CallContext, type Result } from './context';
+import { formatParam, type Call, type CallContext } from './context';
 import * as v from './validate';
 
 // ---- Parameters (docs/service.md §3.2) ----
@@ -123,9 +123,4 @@ function looksLikeRecord(row: Record<string, unknown>): boolean {
 export function inboxCall(q: unknown, format?: CallContext['format']): Call<InboxRecord[]> {
   const { method, ...filters } = inboxParams(q);
   return { kind: 'read', method: 'GET', path: '/v1/', params: { method, format: formatParam(format, ['json', 'php', 'xml']), ...filters }, success: '200', normalise: normaliseInbox };
-}
-
-/** Reads the VMN inbox (docs/service.md §3), one attempt. */
-export async function readInbox(ctx: CallContext, q: unknown): Promise<Result<InboxRecord[]>> {
-  return perform(ctx, inboxCall(q, ctx.format));
 }

@@ -6,7 +6,7 @@ import { basename, extname } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { InputError } from './errors';
 import { asList, isRecord, recordOf, type Envelope } from './decode';
-import { perform, type Call, type CallContext, type Result } from './context';
+import type { Call, CallContext } from './context';
 import type { FilePart } from './transport';
 import * as v from './validate';
 import { quote } from './redact';
@@ -400,14 +400,4 @@ export async function messageCall(input: MessageInput, format?: CallContext['for
       params.body = JSON.stringify(body);
     },
   };
-}
-
-/** Sends one message (to one or several recipients), one attempt (docs/service.md §2). */
-export async function sendMessage(ctx: CallContext, input: MessageInput): Promise<Result<SentMessage[]>> {
-  const call = await messageCall(input, ctx.format);
-  try {
-    return await perform(ctx, call);
-  } finally {
-    call.dispose?.();
-  }
 }
