@@ -4,12 +4,13 @@
 // the shutdown order. Nodes register with it and get its status pushed; they never read each other.
 import { buildCallbackUrl } from '../core/click-to-call';
 import type { CallEvent, DeliveryEvent } from '../core/callbacks';
-import { DEFAULT_BASE_URLS, KaleyraClient, type AccountConfig } from '../core/client';
+import { KaleyraClient } from '../core/client';
 import { Correlator, newRef } from '../core/correlation';
 import { ConfigError, InputError } from '../core/errors';
 import { escapeControl } from '../core/redact';
 import type { RedisStore } from '../core/redis-store';
 import { prefixed, type StateStore } from '../core/state-store';
+import { accountSettings } from './account-settings';
 import { localBase } from './http';
 import { adoptIfFree, bindToAccount, listenerOf, memoryStores, releaseAccount, unbindFromAccount, type Endpoint, type RegisteredAccount } from './registry';
 import { statusText, type Node, type RED } from './red';
@@ -60,11 +61,6 @@ export interface AccountApi {
   pollState(nodeId: string): StateStore;
 }
 
-function number(value: unknown, fallback: number, min: number, max: number): number {
-  const n = Number(value);
-  return value === '' || value === undefined || value === null || !Number.isFinite(n) ? fallback : Math.min(max, Math.max(min, n));
-}
-
 export class Account implements AccountApi, RegisteredAccount {
   private readonly users = new Map<string, AccountUser>();
   private readonly ready: Promise<KaleyraClient>;
@@ -88,32 +84,23 @@ export class Account implements AccountApi, RegisteredAccount {
     private readonly node: Node,
     config: Record<string, unknown>,
   ) {
-    this.simulator = config.simulator === true || config.simulator === 'true';
-    this.publicUrl = String(config.publicUrl ?? '').trim().replace(/\/+$/, '');
-    const concurrency = number(config.concurrency, 8, 1, 256);
-    const retries = number(config.retries, 2, 0, 10);
-    const options = {
-      timeout: number(config.timeout, 30, 1, 600) * 1000,
-      connections: concurrency,
-      flow: { concurrency, rate: number(config.rateLimit, 0, 0, 100_000), queueSize: number(config.queueSize, 1000, 1, 100_000) },
-      readRetry: { retries },
-      sendRetry: { retries },
-    };
-    const url = (name: keyof typeof DEFAULT_BASE_URLS) => String(config[name] ?? '').trim() || DEFAULT_BASE_URLS[name];
     let ready: Promise<KaleyraClient>;
     let stores: { correlation: StateStore; poll: StateStore } | undefined;
+    let simulator = false;
+    let publicUrl = '';
     try {
-      if (this.publicUrl && !/^https?:\/\/[^/]/i.test(this.publicUrl)) throw new ConfigError('publicUrl', 'must be an http(s) URL at which the service reaches this Node-RED');
-      if (config.store === 'redis') {
-        this.redis = this.openRedis(config, node);
+      const settings = accountSettings(config);
+      ({ simulator, publicUrl } = settings);
+      const { options } = settings;
+      if (settings.redisUrl) {
+        this.redis = this.openRedis(settings.redisUrl, node);
         stores = { correlation: prefixed(this.redis, 'corr:'), poll: prefixed(this.redis, 'poll:') };
         if (options.flow.rate > 0) Object.assign(options.flow, { limiter: this.redis.limiter('rate', options.flow.rate) });
       }
-      if (this.simulator) {
+      if (simulator) {
         ready = acquireSimulator(RED).then((urls) => new KaleyraClient({ apiKey: SIMULATOR_KEY, ...urls, ...options }));
       } else {
-        const settings: AccountConfig = { apiKey: node.credentials?.apiKey ?? '', messagingUrl: url('messagingUrl'), vmnUrl: url('vmnUrl'), obdUrl: url('obdUrl'), voiceUrl: url('voiceUrl'), ...options };
-        ready = Promise.resolve(new KaleyraClient(settings));
+        ready = Promise.resolve(new KaleyraClient({ apiKey: node.credentials?.apiKey ?? '', ...settings.urls, ...options }));
       }
     } catch (err) {
       this.problem = err instanceof ConfigError ? err : new ConfigError('account', escapeControl((err as Error).message));
@@ -121,6 +108,8 @@ export class Account implements AccountApi, RegisteredAccount {
       node.error(`account unusable: ${this.problem.message}`);
       ready = Promise.reject(this.problem);
     }
+    this.simulator = simulator;
+    this.publicUrl = publicUrl;
     this.ready = ready.then((client) => {
       this.resolved = client;
       client.flow.onChange(() => this.publish.request());
@@ -136,9 +125,8 @@ export class Account implements AccountApi, RegisteredAccount {
    * kaleyra:{<config node id>}: so that accounts, and unrelated flows, on one Redis never meet. While it
    * cannot be reached the nodes' status says so, and one log line (per outage) tells why.
    */
-  private openRedis(config: Record<string, unknown>, node: Node): RedisStore {
+  private openRedis(redisUrl: string, node: Node): RedisStore {
     const { RedisStore: Store, checkRedisUrl } = require('../core/redis-store') as typeof import('../core/redis-store');
-    const redisUrl = String(config.redisUrl ?? '').trim() || 'redis://127.0.0.1:6379';
     const where = checkRedisUrl(redisUrl);
     return new Store({
       url: redisUrl,
