@@ -1,9 +1,10 @@
 'use strict';
 // The fields-only form of a text send, three ways, at the node (docs/adr/0006-multipart.md): the
 // kaleyra-whatsapp node in the real Node-RED runtime with its transport writing the form directly (the
-// default), with undici's own FormData (web-standard, undici writes it), and with form-data (collected
-// from its stream into one Buffer, its cheapest use known here). One account per encoder, the same loopback
-// server (bench/lib/server.js), interleaved rounds in a Williams order, a GC before each measurement.
+// package's only way), with undici's own FormData (web-standard, undici writes it), and with form-data
+// (collected from its stream into one Buffer, its cheapest use known here); those two are the benchmark's
+// own (bench/lib/encoders.js). One account per encoder, the same loopback server (bench/lib/server.js),
+// interleaved rounds in a Williams order, a GC before each measurement.
 // node bench/multipart.js [--rounds 8] [--messages 4000] [--concurrency 16]
 if (require.main === module) require('./lib/common').exposeGc(__filename);
 
@@ -12,6 +13,7 @@ const { Response } = require('undici');
 const { nodeRedMain, fromNodeRed } = require('../test/helpers/node-red');
 const { startServer, median, num, unspy, main } = require('./lib/common');
 const { driveFlow, measureRounds, ratioOf } = require('./lib/drive');
+const { useEncoder } = require('./lib/encoders');
 
 helper.init(nodeRedMain);
 const catchNode = fromNodeRed('@node-red/nodes/core/common/25-catch.js');
@@ -50,7 +52,7 @@ async function run(opts = {}) {
   let rates;
   try {
     // The account's client reached into, to switch its encoder: a benchmark's instrument, never a flow's.
-    for (const e of ENCODERS) (await helper.getNode(`acct-${e}`).client()).transport.opts.fieldsEncoder = e;
+    for (const e of ENCODERS) useEncoder((await helper.getNode(`acct-${e}`).client()).transport, e);
     const variants = Object.fromEntries(ENCODERS.map((e) => [e, (n) => driveFlow(helper.getNode(`wa-${e}`), helper.getNode(`out-${e}`), n, o.concurrency)]));
     const sent = {};
     for (const e of ENCODERS) {

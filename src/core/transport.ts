@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { PassThrough, Readable } from 'node:stream';
-import type { FormData as UndiciFormData, Pool } from 'undici';
+import type { Pool } from 'undici';
 import type FormDataType from 'form-data';
 import { Codes, KaleyraError, ServiceError, TransportError } from './errors';
 import { checkStatus, toEnvelope, type Envelope } from './decode';
@@ -19,11 +19,6 @@ export interface TransportOptions {
   connections?: number;
   /** Largest response body read, in bytes. */
   maxResponseBytes?: number;
-  /**
-   * How a form of text fields only (every text send) is encoded: written out here (the default), or by
-   * undici's FormData or form-data. The other two are kept for bench/multipart.js (docs/adr/0006-multipart.md).
-   */
-  fieldsEncoder?: 'direct' | 'undici' | 'form-data';
 }
 
 export interface ServiceRequest {
@@ -49,11 +44,11 @@ export interface FilePart {
 
 // undici and form-data are loaded with the first request, not when Node-RED starts: they are most of
 // the package's start-up time (about 140 ms), and a flow may never send.
-let lib: { Pool: typeof Pool; FormData: typeof FormDataType; UndiciFormData: typeof UndiciFormData } | undefined;
+let lib: { Pool: typeof Pool; FormData: typeof FormDataType } | undefined;
 const libs = () => {
   if (lib) return lib;
   const undici = require('undici') as typeof import('undici');
-  return (lib = { Pool: undici.Pool, FormData: require('form-data') as typeof FormDataType, UndiciFormData: undici.FormData });
+  return (lib = { Pool: undici.Pool, FormData: require('form-data') as typeof FormDataType });
 };
 
 const DEFAULTS: Required<TransportOptions> = {
@@ -61,7 +56,6 @@ const DEFAULTS: Required<TransportOptions> = {
   timeout: 30_000,
   connections: 16,
   maxResponseBytes: 4 * 1024 * 1024,
-  fieldsEncoder: 'direct',
 };
 
 // Failures where the connection never came up: the request cannot have reached the service.
@@ -139,32 +133,10 @@ export class Transport {
     if (this.closed) throw new TransportError(Codes.CLOSED, `${where}: the connection pool is closed`, { notSent: true });
 
     let path = base.prefix + req.path;
-    let body: Readable | Buffer | UndiciFormData | undefined;
+    let body: Readable | Buffer | undefined;
     let headers: Record<string, string> | undefined;
-    const fieldsOnly = req.method === 'POST' && !req.files?.length;
-    if (fieldsOnly && this.opts.fieldsEncoder === 'direct') {
-      // Fields only (every text send): a few hundred bytes written out here as one Buffer, one socket
-      // write. form-data would stream them part by part, or build them through a chain of streams.
-      const boundary = `----kaleyra${randomUUID()}`;
-      body = fieldsForm(boundary, req.params, req.apiKey);
-      headers = { 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': String(body.length) };
-    } else if (fieldsOnly && this.opts.fieldsEncoder === 'undici') {
-      const form = new (libs().UndiciFormData)();
-      for (const [k, v] of Object.entries(req.params)) if (v !== undefined) form.append(k, v);
-      form.append('api_key', req.apiKey);
-      body = form; // undici writes it and its content type
-    } else if (fieldsOnly) {
-      // fieldsEncoder 'form-data', at its cheapest for a few fields: its stream collected into one Buffer
-      // (getBuffer() copies the growing body again for every part).
-      const form = formData(req);
-      const parts: string[] = [];
-      body = await new Promise<Buffer>((resolve, reject) => {
-        form.on('data', (part: Buffer | string) => parts.push(String(part)));
-        form.on('error', reject);
-        form.on('end', () => resolve(Buffer.from(parts.join(''))));
-        form.resume();
-      });
-      headers = { 'content-type': `multipart/form-data; boundary=${form.getBoundary()}`, 'content-length': String(body.length) };
+    if (req.method === 'POST' && !req.files?.length) {
+      ({ body, headers } = this.encodeFields(req));
     } else if (req.method === 'POST') {
       // With a file the form is streamed: a file path or stream is never read into memory, and a
       // Buffer is written as it is, not copied into a bigger one.
@@ -225,6 +197,18 @@ export class Transport {
       clearTimeout(timer);
       cancels?.delete(cancel);
     }
+  }
+
+  /**
+   * The form of a POST of fields only (every text send): a few hundred bytes written out here as one
+   * Buffer, one socket write. form-data would stream them part by part, or build them through a chain of
+   * streams (docs/adr/0006-multipart.md; bench/multipart.js replaces this method on its own transports to
+   * compare encoders).
+   */
+  private encodeFields(req: ServiceRequest): { body: Buffer; headers: Record<string, string> } {
+    const boundary = `----kaleyra${randomUUID()}`;
+    const body = fieldsForm(boundary, req.params, req.apiKey);
+    return { body, headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': String(body.length) } };
   }
 
   async close(): Promise<void> {
