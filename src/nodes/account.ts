@@ -5,9 +5,10 @@
 import { buildCallbackUrl } from '../core/click-to-call';
 import type { CallEvent, DeliveryEvent } from '../core/callbacks';
 import { KaleyraClient } from '../core/client';
-import { Correlator, newRef } from '../core/correlation';
+import { newRef } from '../core/correlation';
 import { ConfigError, InputError } from '../core/errors';
 import { escapeControl } from '../core/redact';
+import { Reporter, type Reported } from '../core/reporting';
 import type { RedisStore } from '../core/redis-store';
 import { prefixed, type StateStore } from '../core/state-store';
 import { accountSettings } from './account-settings';
@@ -40,14 +41,9 @@ export interface AccountUser {
   listener?: { kind: 'callback' | 'vmn'; endpoint: Endpoint };
 }
 
-/** What a send that reports to a callback-in node gets from its account. */
-export interface Report {
-  /** The callback URL to send with the request. */
+/** What a send that reports to a callback-in node gets from its account: the callback URL to send, and its record's handle. */
+export interface Report extends Reported {
   url: string;
-  /** The service accepted: remember its ids (per recipient, or { call: id }). Never rejects: a failure is warned. */
-  sent(ids: Record<string, string>): Promise<void>;
-  /** The request failed: its ref matches nothing any more. */
-  failed(): Promise<void>;
 }
 
 /** The account as its nodes see it: the methods of a deployed kaleyra-config node. */
@@ -69,7 +65,7 @@ export class Account implements AccountApi, RegisteredAccount {
   private readonly simulator: boolean;
   private readonly publicUrl: string;
   private readonly stores: { correlation: StateStore; poll: StateStore };
-  private correlator?: Correlator;
+  private reporter?: Reporter;
   private stateDown = false;
   private redis?: RedisStore;
   private onEmpty?: () => void;
@@ -189,9 +185,9 @@ export class Account implements AccountApi, RegisteredAccount {
     throw new ConfigError('publicUrl', 'is not set in the kaleyra-config node; the service needs it to call back');
   }
 
-  private correlation(): Correlator {
+  private reporting(): Reporter {
     // stores.correlation is already the account's share for correlation (its own map, or corr: on Redis).
-    return (this.correlator ??= new Correlator(this.stores.correlation));
+    return (this.reporter ??= new Reporter(this.stores.correlation));
   }
 
   /** The state store failed (or works again): one warning on the node concerned, and a status push. */
@@ -215,21 +211,8 @@ export class Account implements AccountApi, RegisteredAccount {
     // Click-to-call fills {variables} into its callback URL (docs/service.md §6.2); messaging appends its
     // parameters (§6.1).
     const url = kind === 'call' ? buildCallbackUrl(local) : local;
-    const correlator = this.correlation();
-    // The send goes on even when its record cannot be written: correlation is lost, not the message.
-    const tracked = correlator.track(ref, kind, userRef, typeof custom === 'string' ? custom : undefined).then(
-      () => true,
-      (err: unknown) => (this.stateUsed(node, err, ' before a send'), false),
-    );
-    // A store in this process has the record at once; a shared one (Redis) is written while the request
-    // goes out, since no callback can come before the service has it (and one that finds no record yet
-    // looks again for a moment: ADR 0004).
-    if (!this.stores.correlation.shared) await tracked;
-    return {
-      url,
-      sent: (ids) => tracked.then((ok) => (ok ? correlator.identified(ref, ids).then(() => this.stateUsed(node), (err: unknown) => this.stateUsed(node, err, ' after the service accepted a send')) : undefined)),
-      failed: () => tracked.then((ok) => (ok ? correlator.forget(ref).catch(() => undefined) : undefined)),
-    };
+    const reported = await this.reporting().track(ref, kind, userRef, typeof custom === 'string' ? custom : undefined, (err, step) => this.stateUsed(node, err, step));
+    return { url, ...reported };
   }
 
   pollState(nodeId: string): StateStore {
@@ -241,23 +224,12 @@ export class Account implements AccountApi, RegisteredAccount {
    * store fails, the event still goes out, uncorrelated (and the node warns once).
    */
   correlate(node: Node, event: DeliveryEvent | CallEvent, ref: string): Promise<DeliveryEvent | CallEvent> {
-    return this.correlated(event, ref).then(
-      (e) => (this.stateUsed(node), e),
-      (err: unknown) => (this.stateUsed(node, err, ' for a callback'), event),
-    );
-  }
-
-  private async correlated(event: DeliveryEvent | CallEvent, ref: string): Promise<DeliveryEvent | CallEvent> {
-    const correlator = this.correlation();
-    if (event.event === 'delivery') {
-      const c = await correlator.delivery(ref, event.mobile, event.status);
-      if (!c.known) return event;
-      // Added to the event (ours, just parsed), not spread into a copy (why: core/callbacks.ts).
-      return Object.assign(event, { id: c.id, ref: c.userRef, state: c.state, late: c.late });
-    }
-    const c = await correlator.call(ref);
-    if (!c.known) return event;
-    return Object.assign(event, { id: c.id, ref: c.userRef, custom: c.custom });
+    return this.reporting()
+      .correlate(event, ref)
+      .then(
+        (e) => (this.stateUsed(node), e),
+        (err: unknown) => (this.stateUsed(node, err, ' for a callback'), event),
+      );
   }
 
   /**

@@ -1,0 +1,60 @@
+// "Report to" in the core (ADR 0001): a send's record made under its ref, completed with the service's
+// ids once it was accepted (or forgotten when it failed), and a callback's event completed from the
+// record. Framework-free over any state store; the account (src/nodes/account.ts) adds what Node-RED
+// knows (the listener's URL, warnings on a node), test/reporting.test.js drives it alone.
+import type { CallEvent, DeliveryEvent } from './callbacks';
+import { Correlator } from './correlation';
+import type { StateStore } from './state-store';
+
+/** Told after each use of the store: `err` when it failed, and at which step. */
+export type StoreUse = (err?: unknown, step?: string) => void;
+
+/** What a reported send does once its answer is known. */
+export interface Reported {
+  /** The service accepted: remember its ids (per recipient, or { call: id }). Never rejects: a failure goes to the StoreUse. */
+  sent(ids: Record<string, string>): Promise<void>;
+  /** The request failed: its ref matches nothing any more. */
+  failed(): Promise<void>;
+}
+
+export class Reporter {
+  private readonly correlator: Correlator;
+
+  constructor(private readonly store: StateStore) {
+    this.correlator = new Correlator(store);
+  }
+
+  /**
+   * Records a send under `ref` before its request goes out. The send goes on even when its record cannot
+   * be written: correlation is lost, not the message. A store in this process has the record at once; a
+   * shared one (Redis) is written while the request goes out, since no callback can come before the
+   * service has it (and one that finds no record yet looks again for a moment: ADR 0004).
+   */
+  async track(ref: string, kind: 'message' | 'call', userRef: unknown, custom: string | undefined, used: StoreUse): Promise<Reported> {
+    const tracked = this.correlator.track(ref, kind, userRef, custom).then(
+      () => true,
+      (err: unknown) => (used(err, ' before a send'), false),
+    );
+    if (!this.store.shared) await tracked;
+    return {
+      sent: (ids) => tracked.then((ok) => (ok ? this.correlator.identified(ref, ids).then(() => used(), (err: unknown) => used(err, ' after the service accepted a send')) : undefined)),
+      failed: () => tracked.then((ok) => (ok ? this.correlator.forget(ref).catch(() => undefined) : undefined)),
+    };
+  }
+
+  /**
+   * The event of a callback that carried `ref`, completed from the send's record: `id`, `ref` (the
+   * sender's), and for deliveries the furthest `state` reached and `late`. Rejects when the store fails.
+   */
+  async correlate(event: DeliveryEvent | CallEvent, ref: string): Promise<DeliveryEvent | CallEvent> {
+    if (event.event === 'delivery') {
+      const c = await this.correlator.delivery(ref, event.mobile, event.status);
+      if (!c.known) return event;
+      // Added to the event (ours, just parsed), not spread into a copy (why: core/callbacks.ts).
+      return Object.assign(event, { id: c.id, ref: c.userRef, state: c.state, late: c.late });
+    }
+    const c = await this.correlator.call(ref);
+    if (!c.known) return event;
+    return Object.assign(event, { id: c.id, ref: c.userRef, custom: c.custom });
+  }
+}
