@@ -368,9 +368,9 @@ export function normaliseSubmission(envelope: Envelope): SentMessage[] {
   return asList(data).map((entry) => recordOf(entry, ['id', 'mobile'] as const));
 }
 
-/** The validated request, a multipart POST (docs/service.md §2.1); the payload is one entry per recipient. */
 /**
- * The checked and built request of a send. With `deferCallback`, the callback URL is not read from the
+ * The checked and built request of a send, a multipart POST (docs/service.md §2.1); the payload is one
+ * entry per recipient. With `deferCallback`, the callback URL is not read from the
  * input: the caller sets it with `setCallback` once the message passed (a "Report to" record is made only
  * for a message that will be sent).
  */
