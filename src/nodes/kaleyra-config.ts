@@ -1,7 +1,7 @@
 // kaleyra-config: one account. Its runtime is the account hub (./account.ts): the nodes that use the
 // account call the hub's methods on this node (register, client, report, ...) and nothing else of it.
 import { Account } from './account';
-import { installAccountCheck } from './account-check';
+import { installAccountCheck } from './check-account-route';
 import type { Node, RED } from './red';
 
 export = function register(RED: RED) {
