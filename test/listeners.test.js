@@ -5,7 +5,7 @@
 const assert = require('node:assert/strict');
 const { Readable } = require('node:stream');
 const request = require('supertest');
-const { helper, NODE_MODULES, catchNode, statusKey } = require('./helpers/flow');
+const { helper, setFlows, NODE_MODULES, catchNode, statusKey } = require('./helpers/flow');
 const { HttpNode, warnings, statuses, until } = require('./helpers/http-node');
 const { Recorder } = require('./helpers/recorder');
 
@@ -290,7 +290,13 @@ describe('listener nodes on RED.httpNode', function () {
     });
 
     it('fails closed: with no token (an imported flow) every request is 403, the status is red, a warning says what to do, nothing is emitted', async () => {
-      await load({});
+      const barrierNode = [
+        { id: 'cb-barrier', type: 'kaleyra-callback', z: 'f1', path: '/kaleyra/barrier', wires: [['barrier']] },
+        { id: 'barrier', type: 'helper', z: 'f1' },
+      ];
+      await load({ 'cb-barrier': { token: TOKEN } }, [...flow(), ...barrierNode]);
+      const barrier = [];
+      helper.getNode('barrier').on('input', (m) => barrier.push(m));
       for (const id of ['cb', 'vmn']) {
         assert.ok(warnings(helper, id).some((w) => /no token: every request is refused/.test(w)), id);
         assert.deepEqual(statuses(helper, id).at(-1), { fill: 'red', shape: 'ring', text: statusKey('noToken') });
@@ -298,7 +304,10 @@ describe('listener nodes on RED.httpNode', function () {
       await app().get(`${CB_PATH}?${q(valid)}`).expect(403);
       await app().get(`${CB_PATH}?${q({ ...valid, token: '' })}`).expect(403);
       await app().post(VMN_PATH).type('form').send(q({ from: '919812345678', message: 'x', ts: '1' })).expect(403);
-      await new Promise((r) => setTimeout(r, 20));
+      // The barrier: a listener with a token on another path runs the same handler; its request, sent after
+      // these, is emitted, and anything they emitted would have been delivered before it.
+      await app().get(`/kaleyra/barrier?${q({ ...valid, token: TOKEN })}`).expect(200);
+      await until(() => barrier.length === 1, 'the barrier request emitted');
       assert.equal(out.length + vout.length, 0);
     });
 
@@ -505,7 +514,7 @@ describe('listener nodes on RED.httpNode', function () {
         oldSends++;
         oldSend(m);
       };
-      await helper.setFlows(flow(), 'full', structuredClone(CREDS));
+      await setFlows(flow(), 'full', structuredClone(CREDS));
       watch();
       const fresh = helper.getNode('cb');
       assert.notEqual(fresh, old);
@@ -521,7 +530,7 @@ describe('listener nodes on RED.httpNode', function () {
     it('a redeploy of the changed node only ("nodes"), with a new path and token: old path 404, new path works', async () => {
       await load();
       const changed = flow({ cbPath: '/kaleyra/cb2' });
-      await helper.setFlows(changed, 'nodes', { ...structuredClone(CREDS), cb: { token: 'tok456' } });
+      await setFlows(changed, 'nodes', { ...structuredClone(CREDS), cb: { token: 'tok456' } });
       watch();
       assert.deepEqual(routes(CB_PATH), []);
       assert.deepEqual(routes('/kaleyra/cb2').sort(), ['get', 'post']);
