@@ -3,7 +3,7 @@
 // `data` comes back in (index-keyed, a list, one record, XML `voice` elements) into an array of records.
 import { InputError } from './errors';
 import { asList, isRecord, recordOf, type Envelope } from './decode';
-import { formatParam, type Call, type CallContext } from './context';
+import { formatParam, type Call, type CallContext } from './call';
 import * as v from './validate';
 
 // ---- Parameters (docs/service.md §4.2) ----

@@ -2,7 +2,7 @@
 // before anything is sent, GETs `{voice_url}/v1/?method=dial.click2call`, and returns the call id.
 import { Codes, InputError, TransportError } from './errors';
 import { asList, type Envelope } from './decode';
-import { formatParam, type Call, type CallContext } from './context';
+import { formatParam, type Call, type CallContext } from './call';
 import * as v from './validate';
 
 // ---- Parameters (docs/service.md §5.2) ----

@@ -5,7 +5,7 @@ import { Codes, ConfigError, TransportError } from './errors';
 import { Transport, type TransportOptions } from './transport';
 import { FlowControl, type FlowControlOptions } from './flow-control';
 import { withRetry, type RetryOptions } from './retry';
-import { perform, type Call, type CallContext, type Result } from './context';
+import { perform, type Call, type CallContext, type Result } from './call';
 import { messageCall, type MessageInput } from './messaging';
 import { inboxCall, type InboxQuery } from './inbox';
 import { callStatusCall, type CallStatusInput, type CallStatusMethod } from './call-status';

@@ -3,7 +3,7 @@
 // of records with every documented field.
 import { InputError } from './errors';
 import { asList, isRecord, recordOf, type Envelope } from './decode';
-import { formatParam, type Call, type CallContext } from './context';
+import { formatParam, type Call, type CallContext } from './call';
 import * as v from './validate';
 
 // ---- Parameters (docs/service.md §3.2) ----

@@ -6,7 +6,7 @@ import { basename, extname } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { InputError } from './errors';
 import { asList, isRecord, recordOf, type Envelope } from './decode';
-import type { Call, CallContext } from './context';
+import type { Call, CallContext } from './call';
 import type { FilePart } from './transport';
 import * as v from './validate';
 import { quote } from './redact';
@@ -71,7 +71,7 @@ export async function buildMessage(input: MessageInput, deferCallback = false): 
 function messageBody(input: MessageInput, deferCallback: boolean): Record<string, unknown> {
   const given = typeof input.body === 'string' ? { type: 'text', text: { message: input.body } } : v.plainObject('payload', input.body);
   if (typeof input.body !== 'string') checkDeep('payload', given, 0); // a text's body is ours: nothing to check
-  // Not { ...given } (why: core/callbacks.ts). There is no `__proto__` key (checkDeep refused it), so
+  // Not { ...given } (why: core/callback-events.ts). There is no `__proto__` key (checkDeep refused it), so
   // assign cannot set a prototype.
   const body: Record<string, unknown> = Object.assign({}, given);
 
@@ -384,7 +384,7 @@ export async function messageCall(input: MessageInput, format?: CallContext['for
     throw err;
   }
   const { params, media, body } = built;
-  params.format = format === 'xml' ? 'xml' : 'json'; // params is ours: added to in place (why: core/callbacks.ts)
+  params.format = format === 'xml' ? 'xml' : 'json'; // params is ours: added to in place (why: core/callback-events.ts)
   return {
     kind: 'send',
     method: 'POST',

@@ -2,7 +2,7 @@
 // ids once it was accepted (or forgotten when it failed), and a callback's event completed from the
 // record. Framework-free over any state store; the account (src/nodes/account.ts) adds what Node-RED
 // knows (the listener's URL, warnings on a node), test/reporting.test.js drives it alone.
-import type { CallEvent, DeliveryEvent } from './callbacks';
+import type { CallEvent, DeliveryEvent } from './callback-events';
 import { Correlator } from './correlation';
 import type { StateStore } from './state-store';
 
@@ -50,7 +50,7 @@ export class Reporter {
     if (event.event === 'delivery') {
       const c = await this.correlator.delivery(ref, event.mobile, event.status);
       if (!c.known) return event;
-      // Added to the event (ours, just parsed), not spread into a copy (why: core/callbacks.ts).
+      // Added to the event (ours, just parsed), not spread into a copy (why: core/callback-events.ts).
       return Object.assign(event, { id: c.id, ref: c.userRef, state: c.state, late: c.late });
     }
     const c = await this.correlator.call(ref);

@@ -3,7 +3,7 @@
 // state store (correlation records, inbox poll state), the listeners' endpoints its sends report to, and
 // the shutdown order. Nodes register with it and get its status pushed; they never read each other.
 import { buildCallbackUrl } from '../core/click-to-call';
-import type { CallEvent, DeliveryEvent } from '../core/callbacks';
+import type { CallEvent, DeliveryEvent } from '../core/callback-events';
 import { KaleyraClient } from '../core/client';
 import { newRef } from '../core/correlation';
 import { ConfigError, InputError } from '../core/errors';

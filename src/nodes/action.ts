@@ -3,7 +3,7 @@
 // and after, and the single place where a message ends: either send(msg) + done() or done(err) with
 // err.code, exactly once, whatever fails.
 import type { CallOptions, KaleyraClient } from '../core/client';
-import type { Result } from '../core/context';
+import type { Result } from '../core/call';
 import { Codes, InputError, KaleyraError, TransportError } from '../core/errors';
 import { escapeControl } from '../core/redact';
 import { accountOf, type AccountApi, type AccountStatus, type Report } from './account';

@@ -2,7 +2,7 @@
 // and the admin routes (simulator control, Check account): request and app types, reading a small body,
 // answering, and taking routes off again on close.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { shadows, type Params } from '../core/callbacks';
+import { shadows, type Params } from '../core/callback-events';
 import type { RED } from './red';
 
 /** Callbacks are a few short parameters; anything larger is not one. */

@@ -1,7 +1,7 @@
 // kaleyra-callback: receives the delivery-status callbacks of interface A (docs/service.md §6.1) and the
 // call callbacks of interface D (§6.2), and emits one typed event per accepted request, correlated by its
 // account with the message or call it belongs to when a node that "reports to" it built the URL.
-import { parseCallback } from '../core/callbacks';
+import { parseCallback } from '../core/callback-events';
 import { accountOf } from './account';
 import { bindListener, correlate } from './registry';
 import { listen } from './listener';

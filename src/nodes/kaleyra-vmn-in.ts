@@ -1,6 +1,6 @@
 // kaleyra-vmn-in: the VMN trigger URL (docs/service.md §6.3); emits each incoming SMS as { from, message, ts }.
 // Bound to a simulator-mode account, it also receives the SMS injected into the built-in simulator.
-import { parseVmnMessage } from '../core/callbacks';
+import { parseVmnMessage } from '../core/callback-events';
 import { accountOf } from './account';
 import { bindListener } from './registry';
 import { listen } from './listener';

@@ -3,7 +3,7 @@
 // token check, a small body limit, and the route removed again on close (no duplicates on redeploy).
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import type { Params } from '../core/callbacks';
+import type { Params } from '../core/callback-events';
 import { KaleyraError } from '../core/errors';
 import { answer, queryOf, readParams, removeRoutes, type Handler, type HttpApp, type Req } from './http';
 import { statusText, type Node, type NodeMessage, type RED } from './red';

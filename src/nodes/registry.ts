@@ -2,7 +2,7 @@
 // account each is bound to), the callback-in nodes without an account of their own, adopted by the
 // account of the sends that report to them (flows made before callback-in had an account keep working),
 // and the memory stores of each account, which outlive a redeploy (ADR 0001) but not the account's removal.
-import type { CallEvent, DeliveryEvent } from '../core/callbacks';
+import type { CallEvent, DeliveryEvent } from '../core/callback-events';
 import { MemoryStore } from '../core/state-store';
 import type { Node } from './red';
 
