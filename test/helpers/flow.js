@@ -44,6 +44,12 @@ async function loadNode(type, props, { config = {}, apiKey = 'TESTKEY0123456789a
   for (const n of extra) if (NODE_MODULES[n.type] && !modules.includes(NODE_MODULES[n.type])) modules.push(NODE_MODULES[n.type]);
   await helper.load(modules, flow, credentials);
   const node = helper.getNode('n1');
+  if (!node) {
+    // (not a TypeError further on): the runtime says why, in its log
+    const logged = helper.log().args.map(([e]) => e).filter((e) => e && e.level <= helper.log().ERROR);
+    const text = (e) => (e.msg instanceof Error ? e.msg.message : typeof e.msg === 'string' ? e.msg : JSON.stringify({ ...e, msg: String(e.msg) }));
+    throw new Error(`the node under test (${type}) was not created; the runtime's errors: ${JSON.stringify(logged.map(text)).slice(0, 600)}`);
+  }
   const statuses = [];
   const status = node.status.bind(node);
   node.status = (s) => {
