@@ -221,6 +221,24 @@ describe('inbox polling', function () {
       assert.equal((await poll(poller(inbox, { store: new SlowStore(new MemoryStore()) }), 10)).length, 4);
     });
 
+    it('storeLost: true once the store lost the contents the snapshot came from, until a poll re-seeds it', async () => {
+      const inbox = new FakeInbox(10);
+      const shared = new SlowStore(new MemoryStore());
+      const leader = poller(inbox, { store: shared });
+      const follower = poller(inbox, { store: shared });
+      assert.equal(await follower.storeLost(), false, 'no snapshot yet: nothing to lose');
+      inbox.add(rec(0, 'a'));
+      assert.deepEqual(await poll(leader, 10), ['a']);
+      await follower.observe();
+      assert.equal(await follower.storeLost(), false);
+      // Redis back empty, seen by both: lost, until the leader's poll re-seeds it.
+      const emptied = new SlowStore(new MemoryStore());
+      const [leader2, follower2] = [leader, follower].map((p) => poller(inbox, { store: emptied, local: p.local }));
+      assert.equal(await follower2.storeLost(), true);
+      assert.deepEqual(await poll(leader2, 10), []);
+      assert.equal(await follower2.storeLost(), false, 're-seeded by the leader');
+    });
+
     it('two replicas polling one shared store, each poll interleaved with the other: every record is emitted once in all', async () => {
       const inbox = new FakeInbox(4);
       const store = new SlowStore(new MemoryStore());

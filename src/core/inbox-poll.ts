@@ -100,6 +100,15 @@ export class InboxPoller {
   }
 
   /**
+   * Whether the store lost the contents this poller's snapshot was taken from (its epoch changed) and no one
+   * has re-seeded it yet.
+   */
+  async storeLost(): Promise<boolean> {
+    const { snap, epoch, stored } = await this.state();
+    return snap.epoch !== undefined && snap.epoch !== epoch && !stored?.floor;
+  }
+
+  /**
    * For a replica that does not hold the lease: keeps its snapshot up with the shared cursor, so that if the
    * store later loses its contents, this replica too knows how far records were handed on. A cursor of
    * another epoch that no one has re-seeded yet is not taken: the loss must still be noticed.

@@ -53,10 +53,21 @@ function startPolling({ node, account, config, evaluate }: SetupApi): void {
   let running: Promise<void> | undefined;
   let nextPoll = 0;
   let standby = false;
+  /** Until when a standby leaves a lease the store lost to the replica that held it. */
+  let leaveLostLease = 0;
   let paused = false;
   const tick = () => {
     if (running || Date.now() < nextPoll) return; // the previous poll is still reading, or not due
     running = (async () => {
+      // A standby's snapshot lags the shared cursor by up to a tick: when the store has lost its contents
+      // (a lease with them), the replica that held the lease knows best what was handed on and re-seeds
+      // the store. A standby leaves it the lease for as long as the lease would have lasted, then takes
+      // over as it would from a replica that died.
+      if (standby && (await poller.storeLost())) {
+        leaveLostLease ||= Date.now() + leaseMs;
+        if (Date.now() < leaveLostLease) return;
+      }
+      leaveLostLease = 0;
       if (!(await store.lease('lease', owner, leaseMs))) {
         if (!standby) node.status({ fill: 'grey', shape: 'ring', text: statusText('standby') });
         standby = true;
