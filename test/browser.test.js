@@ -14,7 +14,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { launchChromium } = require('./helpers/chromium');
 const { startNodeRed, EditorPage } = require('./helpers/browser');
-const { readCredentials, ROOT } = require('./helpers/started-node-red');
+const { readCredentials, waitFor, ROOT } = require('./helpers/started-node-red');
 const { Recorder } = require('./helpers/recorder');
 const vm = require('node:vm');
 
@@ -32,6 +32,9 @@ const PALETTE = {
   'kaleyra-callback': 'callback in',
   'kaleyra-vmn-in': 'vmn in',
 };
+
+/** The demo's debug nodes (examples/demo.json), by name. */
+const DEMO_DEBUG = ['sent: message ids', 'callback events', 'vmn in: incoming SMS', 'inbox: new records', 'click to call: call id', 'call status', 'errors (code and reason)'];
 
 /** The first paragraph of a node's help, as text. */
 function helpSummary(type) {
@@ -121,6 +124,30 @@ describe('editor in Chromium', function () {
     await editor.tray().screenshot({ path: path.join(IMAGES, `${type}-dialog.png`) });
   }
 
+  /**
+   * What a test needs that other tests make (the account, a node of each type with what its dialog test
+   * typed, the deployed flow), by kind, with the id of the node that shows it is there. A test makes what
+   * it needs with the same steps (and checks) as the test about it, unless a test before it in this run
+   * did: so each test passes alone (--grep) as well as in order, where each thing is made once.
+   */
+  const made = {};
+  const MAKE = {
+    account: () => makeAccount(),
+    whatsapp: () => fillWhatsapp(),
+    inbox: () => makeInbox(),
+    callStatus: () => makeCallStatus(),
+    callback: () => makeCallback(),
+    click2call: () => makeClick2call(),
+    vmnIn: () => makeVmnIn(),
+    deployed: () => deployAll(),
+  };
+  async function ensure(...kinds) {
+    for (const kind of kinds) {
+      if (made[kind] && (await editor.evaluate((id) => !!RED.nodes.node(id), made[kind]))) continue;
+      made[kind] = await MAKE[kind]();
+    }
+  }
+
   it('the palette lists the six flow nodes under "kaleyra" with their labels, colour and icons', async () => {
     const entries = await editor.evaluate(() =>
       $('#red-ui-palette-container-kaleyra .red-ui-palette-node')
@@ -148,7 +175,7 @@ describe('editor in Chromium', function () {
     noErrors();
   });
 
-  it('kaleyra-config: added from a dialog; URLs, numbers and the key are checked; the key is a password field', async () => {
+  async function makeAccount() {
     ids.whatsapp = await editor.dragFromPalette('kaleyra-whatsapp', 160, 80);
     await editor.openDialog(ids.whatsapp);
     await editor.addConfigNode('account');
@@ -202,9 +229,15 @@ describe('editor in Chromium', function () {
     assert.equal(await editor.page.locator('#node-input-account option:checked').textContent(), 'acme');
     await editor.done();
     noErrors();
+    return ids.config;
+  }
+
+  it('kaleyra-config: added from a dialog; URLs, numbers and the key are checked; the key is a password field', async () => {
+    made.account = await makeAccount();
   });
 
-  it('kaleyra-whatsapp: numbers and the callback URL are checked; literal checks follow the TypedInput type', async () => {
+  async function fillWhatsapp() {
+    await ensure('account');
     await editor.openDialog(ids.whatsapp);
     assert.equal(await editor.page.locator('#node-input-account').inputValue(), ids.config);
     await editor.type('#node-input-from', 'abc');
@@ -225,9 +258,15 @@ describe('editor in Chromium', function () {
     await editor.done();
     assert.equal(await editor.valid(ids.whatsapp), true);
     noErrors();
+    return ids.whatsapp;
+  }
+
+  it('kaleyra-whatsapp: numbers and the callback URL are checked; literal checks follow the TypedInput type', async () => {
+    made.whatsapp = await fillWhatsapp();
   });
 
-  it('kaleyra-inbox: filters, paging and polling are checked; Page is hidden while polling', async () => {
+  async function makeInbox() {
+    await ensure('account');
     ids.inbox = await editor.dragFromPalette('kaleyra-inbox', 160, 160);
     await editor.openDialog(ids.inbox);
     if ((await editor.page.locator('#node-input-account').inputValue()) !== ids.config) {
@@ -249,9 +288,15 @@ describe('editor in Chromium', function () {
     await editor.done();
     assert.equal(await editor.valid(ids.inbox), true);
     noErrors();
+    return ids.inbox;
+  }
+
+  it('kaleyra-inbox: filters, paging and polling are checked; Page is hidden while polling', async () => {
+    made.inbox = await makeInbox();
   });
 
-  it('kaleyra-call-status: the call id and the number are checked', async () => {
+  async function makeCallStatus() {
+    await ensure('account');
     ids.callStatus = await editor.dragFromPalette('kaleyra-call-status', 160, 240);
     await editor.openDialog(ids.callStatus);
     if ((await editor.page.locator('#node-input-account').inputValue()) !== ids.config) {
@@ -264,9 +309,15 @@ describe('editor in Chromium', function () {
     await editor.done();
     assert.equal(await editor.valid(ids.callStatus), true);
     noErrors();
+    return ids.callStatus;
+  }
+
+  it('kaleyra-call-status: the call id and the number are checked', async () => {
+    made.callStatus = await makeCallStatus();
   });
 
-  it('kaleyra-callback: the path is checked; a token is generated; the URLs are shown', async () => {
+  async function makeCallback() {
+    await ensure('account');
     ids.callback = await editor.dragFromPalette('kaleyra-callback', 160, 320);
     await editor.openDialog(ids.callback);
     const generated = await editor.page.locator('#node-input-token').inputValue();
@@ -291,9 +342,15 @@ describe('editor in Chromium', function () {
     await editor.done();
     assert.equal(await editor.valid(ids.callback), true);
     noErrors();
+    return ids.callback;
+  }
+
+  it('kaleyra-callback: the path is checked; a token is generated; the URLs are shown', async () => {
+    made.callback = await makeCallback();
   });
 
   it('kaleyra-callback of an older flow (no account) takes the account of the sends that report to it; an imported one gets a token', async () => {
+    await ensure('account');
     await editor.evaluate(([account]) => {
       RED.nodes.import([
         { id: 'old-cb', type: 'kaleyra-callback', z: RED.workspaces.active(), name: 'old', path: '/kaleyra/old', x: 500, y: 500, wires: [[]] },
@@ -314,7 +371,8 @@ describe('editor in Chromium', function () {
     noErrors();
   });
 
-  it('kaleyra-click2call: legs, retry, delay, reference and meta are checked; Report to hides the Callback', async () => {
+  async function makeClick2call() {
+    await ensure('account', 'callback');
     ids.click2call = await editor.dragFromPalette('kaleyra-click2call', 160, 400);
     await editor.openDialog(ids.click2call);
     if ((await editor.page.locator('#node-input-account').inputValue()) !== ids.config) {
@@ -342,9 +400,14 @@ describe('editor in Chromium', function () {
     await editor.done();
     assert.equal(await editor.valid(ids.click2call), true);
     noErrors();
+    return ids.click2call;
+  }
+
+  it('kaleyra-click2call: legs, retry, delay, reference and meta are checked; Report to hides the Callback', async () => {
+    made.click2call = await makeClick2call();
   });
 
-  it('kaleyra-vmn-in: the path is checked; the trigger URL is shown', async () => {
+  async function makeVmnIn() {
     ids.vmnIn = await editor.dragFromPalette('kaleyra-vmn-in', 160, 480);
     await editor.openDialog(ids.vmnIn);
     await invalidThenFixed('#node-input-path', '/kaleyra//sms', '/kaleyra/sms');
@@ -361,9 +424,16 @@ describe('editor in Chromium', function () {
     await editor.done();
     assert.equal(await editor.valid(ids.vmnIn), true);
     noErrors();
+    return ids.vmnIn;
+  }
+
+  it('kaleyra-vmn-in: the path is checked; the trigger URL is shown', async () => {
+    made.vmnIn = await makeVmnIn();
   });
 
-  it('deploys; GET /flows holds what was typed in the dialogs', async () => {
+  /** Every node made as its test makes it, an inject wired to the whatsapp node, and Deploy. */
+  async function deployAll() {
+    await ensure('whatsapp', 'inbox', 'callStatus', 'callback', 'click2call', 'vmnIn');
     // An inject node wired to the whatsapp node, to send one message after the deploy.
     ids.inject = await editor.dragFromPalette('inject', 440, 80);
     await editor.evaluate((id) => {
@@ -376,6 +446,11 @@ describe('editor in Chromium', function () {
     assert.equal(links, 1, 'inject wired to whatsapp');
     await editor.deploy();
     noErrors();
+    return ids.inject;
+  }
+
+  it('deploys; GET /flows holds what was typed in the dialogs', async () => {
+    made.deployed = await deployAll();
 
     const flows = await (await nr.fetch('/flows')).json();
     const byId = new Map(flows.map((n) => [n.id, n]));
@@ -459,6 +534,7 @@ describe('editor in Chromium', function () {
   });
 
   it('the key typed in the browser is used by the runtime, but never sent back to the browser', async () => {
+    await ensure('deployed');
     // Stored (encrypted) with the flow's credentials.
     assert.equal(readCredentials(nr.userDir, CREDENTIAL_SECRET)[ids.config].apiKey, KEY);
     assert.ok(!fs.readFileSync(path.join(nr.userDir, 'flows_cred.json'), 'utf8').includes(KEY), 'not in clear on disk');
@@ -501,6 +577,7 @@ describe('editor in Chromium', function () {
   });
 
   it('the help sidebar shows the help of each node', async () => {
+    await ensure('whatsapp', 'inbox', 'callStatus', 'callback', 'click2call', 'vmnIn');
     const check = async (type, label) => {
       await editor.page.waitForFunction((l) => $('.red-ui-help-title').text() === l, label);
       const text = await editor.evaluate(() => $('.red-ui-help-title').parent().find('.red-ui-help p').first().text().replace(/\s+/g, ' ').trim());
@@ -555,6 +632,7 @@ describe('editor in Chromium', function () {
   });
 
   it('speaks Japanese in a Japanese browser: the whatsapp dialog, and a status the runtime sends as a catalog key (screenshot)', async () => {
+    await ensure('deployed'); // the page opens the deployed flows
     const ja = JSON.parse(fs.readFileSync(path.join(ROOT, 'nodes', 'locales', 'ja', 'kaleyra-whatsapp.json'), 'utf8'))['kaleyra-whatsapp'];
     const jaConfig = JSON.parse(fs.readFileSync(path.join(ROOT, 'nodes', 'locales', 'ja', 'kaleyra-config.json'), 'utf8'))['kaleyra-config'];
     const context = await browser.newContext({ locale: 'ja-JP', viewport: { width: 1400, height: 1000 } });
@@ -606,15 +684,95 @@ describe('the demo flow in Chromium (npm start)', function () {
     }
   });
 
-  it('opens on the demo, whose results reach the debug sidebar (screenshot: docs/images/demo-flow.png)', async () => {
+  /** The debug messages the page received over /comms, as the sidebar shows them: node name and value. */
+  function debugReceived(editor) {
+    return editor.frames.flatMap((frame) => {
+      let list;
+      try {
+        list = JSON.parse(frame);
+      } catch {
+        return [];
+      }
+      return (Array.isArray(list) ? list : [list])
+        .filter((m) => m && m.topic === 'debug')
+        .map(({ data }) => {
+          let value = data.msg;
+          try {
+            value = JSON.parse(data.msg);
+          } catch {
+            // a plain string
+          }
+          return { name: data.name, value };
+        });
+    });
+  }
+
+  /**
+   * One round of the demo's four injects as the debug sidebar received it, once all of it has come: the
+   * two sends and every delivery event of their recipients, the call with its two events and its status
+   * (read a second later, after every event of the round), the SMS from vmn in and from inbox polling.
+   */
+  function demoRound(received) {
+    const of = (name) => received.filter((m) => m.name === name).map((m) => m.value);
+    const events = of('callback events');
+    const deliveries = (id) => events.filter((e) => e.event === 'delivery' && e.id === id);
+    const text = of('sent: message ids').find((m) => m.ref === 'welcome-1');
+    const template = of('sent: message ids').find((m) => m.ref === 'order-42');
+    const call = of('click to call: call id').find((p) => /^c2c_/.test(p?.id));
+    const status = call && of('call status').find((records) => records.some?.((r) => r.id === call.id));
+    const sms = of('vmn in: incoming SMS').find((p) => p?.message === 'HELLO please call me back');
+    const polled = of('inbox: new records').find((p) => p?.message === 'HELLO please call me back');
+    if (!text || !template || !status || !sms || !polled) return undefined;
+    const ids = [...text.payload, ...template.payload].map((r) => r.id);
+    if (!ids.every((id) => deliveries(id).some((e) => e.status === (id === template.payload[1]?.id ? 'SENT' : 'READ')))) return undefined;
+    return { of, events, deliveries, text, template, call, status, sms, polled };
+  }
+
+  it('opens on the demo, whose results reach the debug sidebar: each message of a round of its injects, exactly (screenshot: docs/images/demo-flow.png)', async () => {
     const page = await browser.newPage({ viewport: { width: 1400, height: 860 } });
     const editor = new EditorPage(page, nr.url);
-    // Opened at once: the injects fire 3 to 4.5 s after the start (then every 60 s, for later visitors).
+    // Opened at once: the injects fire 3 to 4.5 s after the start, then every 60 s (a round the editor
+    // opened too late for is seen a minute later).
     await editor.open('kaleyra-vmn-in');
     await editor.showSidebar('debug');
-    await page.waitForFunction(() => document.querySelectorAll('.red-ui-debug-msg').length >= 6, null, { timeout: 75_000 });
-    const names = await page.locator('.red-ui-debug-msg .red-ui-debug-msg-name').allTextContents();
-    assert.ok(names.length >= 6, names.join(', '));
+    let round;
+    await waitFor(() => (round = demoRound(debugReceived(editor))), 'a whole round of the demo in the debug sidebar', 150_000);
+    const { of, events, deliveries, text, template, call, status, sms, polled } = round;
+    console.log(`      (${debugReceived(editor).length} debug messages)`);
+
+    assert.deepEqual([...new Set(debugReceived(editor).map((m) => m.name))].filter((n) => !DEMO_DEBUG.includes(n)), [], 'only the demo\'s debug nodes');
+    assert.deepEqual(of('errors (code and reason)'), [], 'nothing on the error debug');
+    // The sends: their ids by recipient, each id in one output; SENT, DELIVERED, READ for each (a number
+    // ending in 0000 stops at SENT in the simulator), in order, with the send's ref.
+    assert.deepEqual(text.payload.map((r) => r.mobile), ['919812345678']);
+    assert.deepEqual(template.payload.map((r) => r.mobile), ['919812345679', '919812340000']);
+    for (const [send, mobile, statuses] of [
+      [text, '919812345678', ['SENT', 'DELIVERED', 'READ']],
+      [template, '919812345679', ['SENT', 'DELIVERED', 'READ']],
+      [template, '919812340000', ['SENT']],
+    ]) {
+      const { id } = send.payload.find((r) => r.mobile === mobile);
+      assert.match(id, /^[A-Za-z0-9]+$/);
+      assert.equal(of('sent: message ids').filter((m) => m.payload?.some?.((r) => r.id === id)).length, 1, `${mobile}: one output names ${id}`);
+      assert.deepEqual(deliveries(id).map((e) => [e.status, e.state, e.late, e.mobile, e.ref]), statuses.map((st) => [st, st, false, mobile, send.ref]), `${mobile}: its delivery events`);
+    }
+    // The call: its id once, its two events (first leg answered, then the end), then its status, COMPLETED.
+    assert.equal(of('click to call: call id').filter((p) => p?.id === call.id).length, 1);
+    const calls = events.filter((e) => e.event === 'call' && e.id === call.id);
+    assert.deepEqual(calls.map((e) => [e.ref, e.custom, e.status1, e.endtime === null]), [
+      ['call-1', 'demo42', 'ANSWER', true],
+      ['call-1', 'demo42', 'ANSWER', false],
+    ]);
+    assert.equal(of('call status').filter((records) => records.some?.((r) => r.id === call.id)).length, 1);
+    assert.deepEqual(status.map((r) => [r.id, r.status]), [[call.id, 'COMPLETED']]);
+    // The SMS, from vmn in and from inbox polling.
+    assert.deepEqual([sms.from, sms.message, typeof sms.ts], ['919876543210', 'HELLO please call me back', 'number']);
+    assert.deepEqual([polled.sender, polled.message, polled.keyword], ['919876543210', 'HELLO please call me back', 'HELLO']);
+    // The sidebar shows each message received, under its node's name.
+    const received = debugReceived(editor).map((m) => m.name);
+    await page.waitForFunction((n) => document.querySelectorAll('.red-ui-debug-msg').length >= n, received.length);
+    const shown = (await page.locator('.red-ui-debug-msg .red-ui-debug-msg-name').allTextContents()).map((n) => n.replace(/^node: /, ''));
+    assert.deepEqual(shown.sort(), received.sort());
     assert.equal(await page.locator('.red-ui-flow-node-group').count() > 10, true, 'the demo flow is on the workspace');
     await page.mouse.move(600, 820); // no tooltip over the sidebar
     await page.waitForTimeout(300);
