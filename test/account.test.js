@@ -9,7 +9,7 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 const { Recorder } = require('./helpers/recorder');
-const { helper, loadNode, logText, statusKey } = require('./helpers/flow');
+const { helper, setFlows, loadNode, logText, statusKey } = require('./helpers/flow');
 const { statuses, until, warnings } = require('./helpers/http-node');
 const { fromNodeRed } = require('./helpers/node-red');
 const { Correlator } = require('../dist/core/correlation');
@@ -137,7 +137,7 @@ describe('the account hub', function () {
       const flows = await helper._redNodes.getFlows();
       for (let i = 0; i < n; i++) t.node.receive({ payload: `m${i}` });
       await until(() => server.requests.length >= started, `the first ${started} sends`);
-      await helper.setFlows(flows.flows, 'full', { cfg: { apiKey: 'GoodKey12345' } });
+      await setFlows(flows.flows, 'full', { cfg: { apiKey: 'GoodKey12345' } });
       // A stopping flow passes nothing on: the node says how its messages ended, the service counts them.
       const said = warnings(helper, 'n1').find((w) => /they ended as/.test(w));
       assert.ok(said, 'the old node said how its messages ended');

@@ -5,7 +5,7 @@
 // the real Node-RED runtime, across a redeploy.
 const assert = require('node:assert/strict');
 const { InboxPoller, recordKey } = require('../dist/core/inbox-poll');
-const { helper, NODE_MODULES, catchNode } = require('./helpers/flow');
+const { helper, setFlows, NODE_MODULES, catchNode } = require('./helpers/flow');
 const { until } = require('./helpers/http-node');
 const { MemoryStore } = require('../dist/core/state-store');
 const { SlowStore } = require('./helpers/slow-store');
@@ -379,7 +379,7 @@ describe('inbox polling', function () {
       // A full redeploy with the same node ids. The runtime deletes a stopped node's memory context
       // (Node.close → context.delete; the helper's context is memory only), so the poll state comes back
       // from what the node's store carries over a redeploy. The shared simulator outlives the redeploy.
-      await helper.setFlows(flow(), 'full', {});
+      await setFlows(flow(), 'full', {});
       watch();
       await morePolls(2);
       assert.equal(out.length, 4, 'nothing emitted again after the redeploy');
@@ -393,12 +393,12 @@ describe('inbox polling', function () {
 
       // A node removed from the flows and added back (an undo in the editor): the account still knows
       // what was handed on (its claims last 7 days), so nothing comes twice.
-      await helper.setFlows(
+      await setFlows(
         flow().filter((n) => n.id !== 'n1'),
         'full',
         {},
       );
-      await helper.setFlows(flow(), 'full', {});
+      await setFlows(flow(), 'full', {});
       watch();
       await morePolls(2);
       assert.equal(out.length, 5);
