@@ -221,6 +221,25 @@ describe('inbox polling', function () {
       assert.equal((await poll(poller(inbox, { store: new SlowStore(new MemoryStore()) }), 10)).length, 4);
     });
 
+    it('a poll that hands records on and then fails (the store went away as the cursor was written) keeps them in the snapshot: a store back empty does not get them again', async () => {
+      const inbox = new FakeInbox(10);
+      const store = new SlowStore(new MemoryStore());
+      const p = poller(inbox, { store });
+      inbox.add(rec(0, 'a'));
+      assert.deepEqual(await poll(p, 10), ['a']);
+      inbox.add(rec(50, 'b'));
+      store.put = async () => {
+        throw new Error('Redis did not answer in time');
+      };
+      const emitted = [];
+      await assert.rejects(p.poll((records) => emitted.push(...records.map((r) => r.message)), 10), /did not answer/);
+      assert.deepEqual(emitted, ['b'], 'b was handed on before the store failed');
+      // Redis back empty: the store is re-seeded from the snapshot, past b.
+      const emptied = poller(inbox, { store: new SlowStore(new MemoryStore()), local: p.local });
+      inbox.add(rec(60, 'c'));
+      assert.deepEqual(await poll(emptied, 10), ['c']);
+    });
+
     it('storeLost: true once the store lost the contents the snapshot came from, until a poll re-seeds it', async () => {
       const inbox = new FakeInbox(10);
       const shared = new SlowStore(new MemoryStore());

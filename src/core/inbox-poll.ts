@@ -133,27 +133,36 @@ export class InboxPoller {
     // Identities handed on by this poll and earlier ones, with their times: the snapshot keeps the window's.
     const recent = new Map<string, string>(this.snapshot!.recent);
     let fresh = 0;
-    for (let page = 1; page <= this.opts.maxPages; page++) {
-      const records = await this.read(page, since);
-      const keys = records.map(recordKey);
-      const eligible = records.map((r) => !cursor.floor || !TIME.test(r.received_time) || r.received_time > cursor.floor || (!this.store.shared && r.received_time === cursor.floor));
-      const claimed = await this.store.claimAll(
-        keys.filter((_, i) => eligible[i]).map((k) => `rec:${k}`),
-        this.opts.claimTtlMs,
-      );
-      const news: InboxRecord[] = [];
-      let c = 0;
-      records.forEach((r, i) => {
-        if (TIME.test(r.received_time)) newest = later(newest, r.received_time);
-        if (!eligible[i] || !claimed[c++]) return;
-        news.push(r);
-        recent.set(keys[i]!, r.received_time);
-      });
-      if (news.length) emit(news);
-      fresh += news.length;
-      // The cursor after every page: a poll cut short still moves on from what it handed on.
-      await this.store.put('cursor', { ...cursor, watermark: newest }, CURSOR_TTL_MS);
-      if (records.length < pageSize) break;
+    // The newest time this poll handed on: a poll that fails after handing records on (the store went away
+    // as the cursor was written) keeps them in the snapshot, so that a store back empty is re-seeded past them.
+    let handedOn = this.snapshot!.watermark;
+    try {
+      for (let page = 1; page <= this.opts.maxPages; page++) {
+        const records = await this.read(page, since);
+        const keys = records.map(recordKey);
+        const eligible = records.map((r) => !cursor.floor || !TIME.test(r.received_time) || r.received_time > cursor.floor || (!this.store.shared && r.received_time === cursor.floor));
+        const claimed = await this.store.claimAll(
+          keys.filter((_, i) => eligible[i]).map((k) => `rec:${k}`),
+          this.opts.claimTtlMs,
+        );
+        const news: InboxRecord[] = [];
+        let c = 0;
+        records.forEach((r, i) => {
+          if (TIME.test(r.received_time)) newest = later(newest, r.received_time);
+          if (!eligible[i] || !claimed[c++]) return;
+          news.push(r);
+          recent.set(keys[i]!, r.received_time);
+          if (TIME.test(r.received_time)) handedOn = later(handedOn, r.received_time);
+        });
+        if (news.length) emit(news);
+        fresh += news.length;
+        // The cursor after every page: a poll cut short still moves on from what it handed on.
+        await this.store.put('cursor', { ...cursor, watermark: newest }, CURSOR_TTL_MS);
+        if (records.length < pageSize) break;
+      }
+    } catch (err) {
+      if (fresh > 0) await this.keep(recent, handedOn, epoch).catch(() => undefined);
+      throw err;
     }
     await this.keep(recent, newest, epoch);
     return fresh;

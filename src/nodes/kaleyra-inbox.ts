@@ -12,6 +12,8 @@ import { statusText, type RED } from './red';
 
 const INBOX_FILTERS = ['number', 'keyword', 'mobile', 'fromdate', 'todate', 'limit', 'page'] as const;
 const SERVICE_PAGE_SIZE = 50; // the inbox's default page size (docs/service.md §3.2)
+/** The longest pause of a Redis client between two reconnect attempts (src/core/redis-store.ts, with its jitter). */
+const RECONNECT_MAX_MS = 5_100;
 const PROCESS = randomBytes(8).toString('hex');
 
 export = function register(RED: RED) {
@@ -61,10 +63,11 @@ function startPolling({ node, account, config, evaluate }: SetupApi): void {
     running = (async () => {
       // A standby's snapshot lags the shared cursor by up to a tick: when the store has lost its contents
       // (a lease with them), the replica that held the lease knows best what was handed on and re-seeds
-      // the store. A standby leaves it the lease for as long as the lease would have lasted, then takes
-      // over as it would from a replica that died.
+      // the store. A standby leaves it the lease for as long as the lease would have lasted, and as long as
+      // that replica's client may take to reconnect after this one did, then takes over as it would from a
+      // replica that died.
       if (standby && (await poller.storeLost())) {
-        leaveLostLease ||= Date.now() + leaseMs;
+        leaveLostLease ||= Date.now() + leaseMs + RECONNECT_MAX_MS;
         if (Date.now() < leaveLostLease) return;
       }
       leaveLostLease = 0;
