@@ -100,6 +100,13 @@ describe('scale-out: two Node-RED replicas on one Redis', function () {
     assert.deepEqual(twice, [], `${what}: polled more than once`);
   }
 
+  /** Waits until both replicas' accounts said Redis cannot be reached, in their logs since `logged` (lengths). */
+  async function outageNoticed(logged) {
+    for (const name of ['A', 'B']) {
+      await waitFor(() => /account acct\] the shared state store \(Redis at [^)]+\) cannot be reached/.test(replicas[name].log.slice(logged[name])), `replica ${name} to notice the outage`);
+    }
+  }
+
   /**
    * Redis's MONITOR from now on: every command Redis runs, the commands of scripts too (from "lua"), each
    * with Redis's own clock in ms.
@@ -249,8 +256,10 @@ describe('scale-out: two Node-RED replicas on one Redis', function () {
     const res = await send('A', '/send', { to: '919812345679', text: 'during the outage', ref: 'outage' });
     assert.equal(res.status, 200, await res.clone().text());
     const during = inject(3);
-    // Both replicas tried to poll with Redis down, and paused (each says so once): nothing was emitted.
-    for (const name of ['A', 'B']) await waitFor(() => /polling paused: the state store failed/.test(replicas[name].log.slice(logged[name])), `replica ${name} to pause its polling`);
+    // Both replicas noticed the outage, and polling was tried and paused (a replica says so once, until it
+    // polls again): nothing was emitted.
+    await outageNoticed(logged);
+    await waitFor(() => ['A', 'B'].some((name) => /polling paused: the state store failed/.test(replicas[name].log.slice(logged[name]))), 'the polling to pause');
     assert.equal(polled().length, earlier, 'polling paused: nothing emitted while Redis is down');
     await redis.start();
     const after = inject(2);
@@ -263,7 +272,10 @@ describe('scale-out: two Node-RED replicas on one Redis', function () {
     await polledOnce(earlier, 'before the loss');
     const already = new Set(polled().map((p) => p.message));
     const count = polled().length;
+    const logged = { A: replicas.A.log.length, B: replicas.B.log.length };
     await redis.kill();
+    // An outage both replicas notice (their clients then reconnect on their own schedules), then Redis empty.
+    await outageNoticed(logged);
     redis.wipe();
     await redis.start();
     // New SMS, and two barrier polls after them: what the first polls after the loss emit has come by then.
@@ -315,8 +327,10 @@ describe('scale-out: two Node-RED replicas on one Redis', function () {
   });
 
   it('a full redeploy leaves the number of Redis connections as it was (CLIENT LIST)', async () => {
+    // Two accounts on each replica, one connection each (a replica an earlier test restarted connects as its
+    // flows start; a client an earlier test closed goes a moment later).
+    await waitFor(async () => (await redis.clients()) === 4, 'one connection for each of the two accounts on each replica');
     const before = await redis.clients();
-    assert.ok(before >= 4, `two accounts on each replica: ${before} connections`);
     const flowsNow = await (await replicas.A.fetch('/flows')).json();
     const started = replicas.A.log.length;
     await replicas.A.deploy(flowsNow);
