@@ -128,8 +128,10 @@ describe('the account hub', function () {
     /**
      * Queues `n` sends on a node (the service answering each after `latency` ms, `concurrency` at a time),
      * redeploys once the first `started` reached the service, and checks what happened, not the clock:
-     * every message ended once, sent or CLOSED; the service saw exactly the sent ones, once each; and none
-     * was CLOSED while they kept ending, unless the node ran into its 12 s limit (it then says so).
+     * every message ended once, sent or CLOSED; the service saw each sent one, and none twice; and none
+     * was CLOSED while they kept ending, unless the node ran into its 12 s limit (it then says so). Then
+     * the requests in flight were cut off: at most `concurrency` CLOSED ones may have reached the service
+     * (ADR 0002: a request cut off after it was written may have arrived).
      */
     async function redeployWith({ n, latency, concurrency, started }) {
       server.reply = (rec) => new Promise((resolve) => setTimeout(() => resolve(sent(rec)), latency));
@@ -146,8 +148,10 @@ describe('the account hub', function () {
       assert.equal(sentCount + (counts.CLOSED ?? 0), n, `every message ended once: ${said}; ${t.outputs.length} output before the redeploy`);
       if (!/limit was reached/.test(said)) assert.equal(counts.CLOSED ?? 0, 0, said);
       const bodies = new Set(server.requests.map((r) => JSON.parse(r.fields.body).text.message));
-      assert.equal(bodies.size, sentCount, 'the service received every sent message once, and no CLOSED one');
-      assert.equal(server.requests.length, sentCount);
+      assert.equal(bodies.size, server.requests.length, 'no message reached the service twice');
+      const cutOff = server.requests.length - sentCount;
+      assert.ok(cutOff >= 0, `every sent message reached the service (${server.requests.length} received, ${sentCount} sent)`);
+      assert.ok(cutOff <= (counts.CLOSED ? concurrency : 0), `${cutOff} CLOSED messages reached the service: at most those in flight when the node gave up may have (${said})`);
     }
 
     it('a full redeploy with 2,000 sends queued: each ends once; none CLOSED while they keep ending (unless the 12 s limit is hit)', async function () {
