@@ -386,6 +386,21 @@ describe('correlation of callbacks with sends', function () {
         promise.then((v) => (box.value = v), (e) => (box.value = e));
         return box;
       };
+      /**
+       * A send (tracked by `sender`) never answered: a callback 50 ms after it started, at `receiver`, is
+       * held until answerWaitMs after the start, then let go without an id. Resolves the send's ref.
+       */
+      async function heldForTheAnswer(sender, receiver, answerWaitMs, userRef) {
+        const ref = newRef();
+        await sender.track(ref, 'message', userRef);
+        await clock.advance(50); // the callback comes 50 ms after the send started
+        const r = track(receiver.delivery(ref, '919812345678', 'SENT'));
+        await clock.advance(answerWaitMs - 51);
+        assert.equal(r.value, pending, 'held while answerWaitMs has not passed since the send started');
+        await clock.advance(1);
+        assert.deepEqual(r.value, { id: undefined, userRef, state: 'SENT', late: false, known: true }, 'let go answerWaitMs after the send started');
+        return ref;
+      }
 
       it('a callback of a send that then failed is not correlated; a send never answered holds callbacks answerWaitMs from the send, and only once', async () => {
         const c = new Correlator(store(), { answerWaitMs: 200 });
@@ -396,14 +411,7 @@ describe('correlation of callbacks with sends', function () {
         await clock.advance(1000); // a shared store's record may be written late: the callback looks again, for a moment
         assert.equal(event.value.known, false);
 
-        const silent = newRef();
-        await c.track(silent, 'message', 'lost');
-        await clock.advance(50); // the callback comes 50 ms after the send started
-        const first = track(c.delivery(silent, '919812345678', 'SENT'));
-        await clock.advance(149);
-        assert.equal(first.value, pending, 'held while answerWaitMs has not passed since the send started');
-        await clock.advance(1);
-        assert.deepEqual(first.value, { id: undefined, userRef: 'lost', state: 'SENT', late: false, known: true }, 'let go answerWaitMs after the send started');
+        const silent = await heldForTheAnswer(c, c, 200, 'lost');
         const later = track(c.delivery(silent, '919812345678', 'DELIVERED'));
         await clock.advance(0);
         assert.notEqual(later.value, pending, 'a later callback does not wait again');
@@ -423,14 +431,7 @@ describe('correlation of callbacks with sends', function () {
         await clock.advance(340);
         assert.deepEqual(early.value, { id: 'id-remote', userRef: 'remote', state: 'SENT', late: false, known: true });
 
-        const never = newRef();
-        await sender.track(never, 'message', 'never');
-        await clock.advance(50); // the callback comes 50 ms after the send started
-        const r = track(receiver.delivery(never, '919812345678', 'SENT'));
-        await clock.advance(349);
-        assert.equal(r.value, pending, 'held while answerWaitMs has not passed since the send started');
-        await clock.advance(1);
-        assert.deepEqual(r.value, { id: undefined, userRef: 'never', state: 'SENT', late: false, known: true }, 'let go answerWaitMs after the send started');
+        await heldForTheAnswer(sender, receiver, 400, 'never');
       });
 
       it('on a shared store the record is written while the request goes out: a callback at another replica that comes first looks again, for a moment', async () => {
