@@ -19,6 +19,13 @@ function atLeast(version, minimum) {
   return true;
 }
 
+/** Installs `spec` into `dir` (its own node_modules, nothing saved), from the npm cache when it has it; the exit code. */
+function npmInstall(dir, spec) {
+  fs.mkdirSync(dir, { recursive: true });
+  const r = spawnSync(npm, ['install', '--prefix', dir, '--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', spec], { stdio: 'inherit' });
+  return r.error ? 127 : (r.status ?? 1);
+}
+
 /** Where Node.js `major` lives once installed. */
 function nodePath(major) {
   return path.join(ROOT, '.matrix', `node-${major}`, 'node_modules', 'node', 'bin', process.platform === 'win32' ? 'node.exe' : 'node');
@@ -41,10 +48,9 @@ function ensureNode(major, log = (line) => console.log(line)) {
   if (have && atLeast(have, MINIMUM)) return binary;
   const dir = path.join(ROOT, '.matrix', `node-${major}`);
   log(`installing Node.js ${major} from the npm registry (npm install --prefix ${path.relative(ROOT, dir)} node@${major})`);
-  fs.mkdirSync(dir, { recursive: true });
-  const r = spawnSync(npm, ['install', '--prefix', dir, '--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', `node@${major}`], { stdio: 'inherit' });
+  const status = npmInstall(dir, `node@${major}`);
   const got = versionOf(binary);
-  if (r.status !== 0 || !got) throw new Error(`could not install Node.js ${major}: npm install node@${major} exited with ${r.status}`);
+  if (status !== 0 || !got) throw new Error(`could not install Node.js ${major}: npm install node@${major} exited with ${status}`);
   if (!atLeast(got, MINIMUM)) throw new Error(`Node.js ${got} from the registry is older than the package's minimum ${MINIMUM}`);
   return binary;
 }
@@ -54,7 +60,7 @@ function supportedNode(log) {
   return atLeast(process.versions.node, MINIMUM) ? process.execPath : ensureNode(22, log);
 }
 
-module.exports = { MINIMUM, atLeast, ensureNode, supportedNode, versionOf };
+module.exports = { MINIMUM, atLeast, ensureNode, npmInstall, supportedNode, versionOf };
 
 // `node scripts/runtime.js <script> [args]`: runs the script on a supported Node.js (npm run soak, bench,
 // simulator), with its exit code.

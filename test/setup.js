@@ -12,7 +12,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { spawnSync } = require('node:child_process');
-const { ensureNode } = require('../scripts/runtime');
+const { ensureNode, npmInstall } = require('../scripts/runtime');
 const { TOOLS, CONSUMER_DIR, findTool, nodeRedDirOf } = require('./helpers/provisioned');
 
 const ROOT = path.resolve(__dirname, '..');
@@ -79,9 +79,7 @@ function main() {
     const dir = nodeRedDirOf(leg);
     if (fs.existsSync(path.join(dir, 'package.json'))) continue;
     step(`installing ${leg.install} into ${path.relative(ROOT, path.dirname(path.dirname(dir)))}`, () => {
-      const prefix = path.dirname(path.dirname(dir));
-      fs.mkdirSync(prefix, { recursive: true });
-      const code = run(npm, ['install', '--prefix', prefix, '--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', leg.install]);
+      const code = npmInstall(path.dirname(path.dirname(dir)), leg.install);
       if (code !== 0 || !fs.existsSync(path.join(dir, 'package.json'))) problems.push(`could not install ${leg.install} (npm exited with ${code})`);
     });
   }

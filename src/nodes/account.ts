@@ -65,7 +65,8 @@ export class Account implements AccountApi, RegisteredAccount {
   private readonly simulator: boolean;
   private readonly publicUrl: string;
   private readonly stores: { correlation: StateStore; poll: StateStore };
-  private reporter?: Reporter;
+  /** Keeps the "Report to" records in stores.correlation, the account's share (its own map, or corr: on Redis). */
+  private readonly reporter: Reporter;
   private stateDown = false;
   private redis?: RedisStore;
   private onEmpty?: () => void;
@@ -114,6 +115,7 @@ export class Account implements AccountApi, RegisteredAccount {
     this.ready.catch(() => undefined); // reported per message, not as an unhandled rejection
 
     this.stores = stores ?? memoryStores(node.id);
+    this.reporter = new Reporter(this.stores.correlation);
   }
 
   /**
@@ -185,11 +187,6 @@ export class Account implements AccountApi, RegisteredAccount {
     throw new ConfigError('publicUrl', 'is not set in the kaleyra-config node; the service needs it to call back');
   }
 
-  private reporting(): Reporter {
-    // stores.correlation is already the account's share for correlation (its own map, or corr: on Redis).
-    return (this.reporter ??= new Reporter(this.stores.correlation));
-  }
-
   /** The state store failed (or works again): one warning on the node concerned, and a status push. */
   private stateUsed(node: Node, err?: unknown, what = ''): void {
     if (err !== undefined && !this.stateDown) {
@@ -211,7 +208,7 @@ export class Account implements AccountApi, RegisteredAccount {
     // Click-to-call fills {variables} into its callback URL (docs/service.md §6.2); messaging appends its
     // parameters (§6.1).
     const url = kind === 'call' ? buildCallbackUrl(local) : local;
-    const reported = await this.reporting().track(ref, kind, userRef, typeof custom === 'string' ? custom : undefined, (err, step) => this.stateUsed(node, err, step));
+    const reported = await this.reporter.track(ref, kind, userRef, typeof custom === 'string' ? custom : undefined, (err, step) => this.stateUsed(node, err, step));
     return { url, ...reported };
   }
 
@@ -224,7 +221,7 @@ export class Account implements AccountApi, RegisteredAccount {
    * store fails, the event still goes out, uncorrelated (and the node warns once).
    */
   correlate(node: Node, event: DeliveryEvent | CallEvent, ref: string): Promise<DeliveryEvent | CallEvent> {
-    return this.reporting()
+    return this.reporter
       .correlate(event, ref)
       .then(
         (e) => (this.stateUsed(node), e),
