@@ -15,6 +15,8 @@ export interface SentRecord {
   custom?: string;
   /** Epoch ms when the send started while its answer has not come yet. */
   pending?: number;
+  /** Epoch ms when the service accepted the send (its ids came). */
+  sentAt?: number;
 }
 
 /** Order of delivery states; a state never goes back to an earlier one. Others sit between SENT and DELIVERED. */
@@ -58,6 +60,8 @@ export interface DeliveryCorrelation {
   late: boolean;
   /** False when the ref is unknown (expired, or not sent by us). */
   known: boolean;
+  /** Epoch ms when the service accepted the send, when known. */
+  sentAt?: number;
 }
 
 const recordKey = (ref: string) => `r:${ref}`;
@@ -130,6 +134,7 @@ export class Correlator {
       if (!rec) return;
       for (const [who, id] of Object.entries(ids)) rec.ids[rec.kind === 'call' ? who : mobileKey(who)] = id;
       delete rec.pending;
+      rec.sentAt = Date.now();
       await this.store.put(recordKey(ref), rec, this.ttlMs);
     });
   }
@@ -179,7 +184,7 @@ export class Correlator {
       const who = mobileKey(mobile);
       const kept = await this.store.advance(stateKey(ref, who), rank(status), status, this.ttlMs);
       const late = kept.rank > rank(status);
-      return { id: rec.ids[who], userRef: rec.userRef, state: late ? kept.value : status, late, known: true };
+      return { id: rec.ids[who], userRef: rec.userRef, state: late ? kept.value : status, late, known: true, sentAt: rec.sentAt };
     });
   }
 
