@@ -16,7 +16,6 @@ const { launchChromium } = require('./helpers/chromium');
 const { startNodeRed, EditorPage } = require('./helpers/browser');
 const { readCredentials, waitFor, ROOT } = require('./helpers/started-node-red');
 const { Recorder } = require('./helpers/recorder');
-const vm = require('node:vm');
 
 const IMAGES = process.env.UPDATE_SCREENSHOTS ? path.join(ROOT, 'docs', 'images') : fs.mkdtempSync(path.join(require('node:os').tmpdir(), 'kaleyra-shots-'));
 const CREDENTIAL_SECRET = 'kaleyra-demo-only'; // scripts/start.js
@@ -42,30 +41,6 @@ function helpSummary(type) {
   const p = /<p>([\s\S]*?)<\/p>/.exec(html)[1];
   return p.replace(/<[^>]+>/g, '').replace(/\s+/g, ' ').trim();
 }
-
-// The editor loads the html of a package's node sets in package.json order, but after an install from the
-// palette manager it fetches them in parallel, in any order. Only kaleyra-config.html defines the shared
-// helpers (window.KaleyraEditor); every other file must register its type without them.
-describe('editor html: each file registers without the shared helpers', () => {
-  for (const type of Object.keys(PALETTE)) {
-    it(type, () => {
-      const html = fs.readFileSync(path.join(ROOT, 'nodes', `${type}.html`), 'utf8');
-      const scripts = [...html.matchAll(/<script type="text\/javascript">([\s\S]*?)<\/script>/g)].map((m) => m[1]);
-      const defs = {};
-      const context = vm.createContext({
-        window: {},
-        RED: { nodes: { registerType: (t, def) => (defs[t] = def) } },
-        $: () => assert.fail('jQuery used while loading'),
-      });
-      for (const code of scripts) vm.runInContext(code, context);
-      assert.deepEqual(Object.keys(defs), [type]);
-      const _ = (key) => `[${key}]`;
-      assert.equal(defs[type].paletteLabel.call({ _ }), `[${type}.paletteLabel]`);
-      assert.equal(defs[type].label.call({ _, name: 'n' }), 'n');
-      assert.ok(html.includes(`RED.nodes.registerType('${type}'`));
-    });
-  }
-});
 
 describe('editor in Chromium', function () {
   this.timeout(120000);
@@ -172,6 +147,21 @@ describe('editor in Chromium', function () {
     const category = editor.page.locator('#red-ui-palette-container-kaleyra');
     await category.scrollIntoViewIfNeeded();
     await category.screenshot({ path: path.join(IMAGES, 'palette.png') });
+    noErrors();
+  });
+
+  it('the shared editor code comes once from the package\'s resources folder, with the runtime\'s defaults', async () => {
+    await editor.settle();
+    const fetched = editor.responses.filter((r) => r.url.endsWith('/resources/@flowcomms/node-red-kaleyra/kaleyra-editor.js'));
+    assert.deepEqual(fetched.map((r) => r.status), [200], 'fetched once');
+    const { NUMBER_SETTINGS } = require('../dist/nodes/account-settings');
+    const { DEFAULT_BASE_URLS } = require('../dist/core/account-config');
+    const defaults = await editor.evaluate(() => {
+      const d = RED.nodes.getType('kaleyra-config').defaults;
+      return Object.fromEntries(Object.keys(d).map((k) => [k, d[k].value]));
+    });
+    for (const [name, range] of Object.entries(NUMBER_SETTINGS)) assert.equal(defaults[name], range.default, name);
+    for (const name of ['messagingUrl', 'obdUrl', 'voiceUrl']) assert.equal(defaults[name], DEFAULT_BASE_URLS[name], name);
     noErrors();
   });
 

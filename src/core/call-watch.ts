@@ -31,11 +31,14 @@ export const DEFAULT_FINAL_STATUSES = [
 ] as const;
 
 export const WATCH_LIMITS = {
-  /** Seconds between reads of one call: default and least. */
+  /** Seconds between reads of one call: default and range. */
   intervalDefault: 10,
   intervalMin: 2,
-  /** Longest watch, minutes: default. */
+  intervalMax: 3600,
+  /** Longest watch, minutes: default and range. */
   maxDefault: 30,
+  maxMin: 1,
+  maxMax: 1440,
   /** Longest pause between reads after failures, ms. */
   backoffMaxMs: 60_000,
 };

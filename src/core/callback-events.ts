@@ -62,6 +62,9 @@ const CALL_ONLY = ['caller', 'receiver', 'status1', 'status2', 'starttime', 'end
 /** Parameters of ours in the callback URL, never part of the event. */
 const OURS = new Set(['token', 'kref']);
 
+/** The variables a VMN's trigger URL may hold, replaced by the service (docs/service.md §6.3). */
+export const SMS_VARIABLES = ['from', 'message', 'ts'] as const;
+
 /** A `{variable}` the service did not replace counts as empty. */
 function value(params: Params, name: string): string {
   const v = (params[name] ?? '').trim();
@@ -152,5 +155,5 @@ export function parseVmnMessage(params: Params): VmnMessage {
     const parsed = Date.parse(m ? `${m[1]}T${m[2]}${m[3] ?? 'Z'}` : rawTs);
     time = Number.isNaN(parsed) ? null : new Date(parsed).toISOString();
   }
-  return Object.assign(extras(params, ['from', 'message', 'ts']), { from, message, ts, time });
+  return Object.assign(extras(params, SMS_VARIABLES), { from, message, ts, time });
 }

@@ -2,6 +2,7 @@
 // The config node owns one of these. Every call is validated first (bad input never waits in the
 // queue), then queued, attempted and retried as its kind allows (docs/adr/0002-retry-policy.md).
 import { Codes, ConfigError, TransportError } from './errors';
+import { checkAccount, DEFAULT_BASE_URLS, URL_NAMES, type UrlName } from './account-config';
 import { Transport, type TransportOptions } from './transport';
 import { FlowControl, type FlowControlOptions } from './flow-control';
 import { withRetry, type RetryOptions } from './retry';
@@ -11,16 +12,7 @@ import { inboxCall, type InboxQuery } from './inbox';
 import { callStatusCall, type CallStatusInput, type CallStatusMethod } from './call-status';
 import { clickToCallCall, type ClickToCallInput } from './click-to-call';
 
-/**
- * The base URLs of Kaleyra's public documentation and clients (docs/service.md §1.1). The VMN inbox host
- * is not published: the account's own must be given to read the inbox.
- */
-export const DEFAULT_BASE_URLS = {
-  messagingUrl: 'https://global.kaleyra.com',
-  vmnUrl: '',
-  obdUrl: 'https://obd.kaleyra.com',
-  voiceUrl: 'https://api-voice.kaleyra.com',
-} as const;
+export { checkAccount, DEFAULT_BASE_URLS } from './account-config';
 
 export interface AccountConfig extends TransportOptions {
   /** The account's api_key: letters and digits, at least 8. */
@@ -52,34 +44,6 @@ export interface CallOptions {
    */
   callbackUrl?: () => Promise<string>;
 }
-
-type UrlName = 'messagingUrl' | 'vmnUrl' | 'obdUrl' | 'voiceUrl';
-const URL_NAMES: readonly UrlName[] = ['messagingUrl', 'vmnUrl', 'obdUrl', 'voiceUrl'];
-
-/**
- * The account's settings, checked before anything is sent: a ConfigError names the first unusable one.
- * The key is alphanumeric (docs/service.md §1.2); fewer than 8 characters is no real key (and could turn up
- * inside an answer by chance). A base URL left empty only disables its interface.
- */
-export function checkAccount(config: Pick<AccountConfig, 'apiKey' | UrlName>): void {
-  if (!config.apiKey) throw new ConfigError('apiKey', 'is missing: enter the api key of the account (or tick simulator)');
-  if (!/^[A-Za-z0-9]{8,256}$/.test(config.apiKey)) {
-    throw new ConfigError('apiKey', `must be the account's key: letters and digits only, at least 8 (this one has ${config.apiKey.length} characters${/[^A-Za-z0-9]/.test(config.apiKey) ? ', not all letters or digits' : ''})`);
-  }
-  for (const name of URL_NAMES) {
-    const value = config[name];
-    if (!value) continue;
-    let url: URL | undefined;
-    try {
-      url = new URL(value);
-    } catch {
-      // reported below
-    }
-    if (url?.protocol !== 'http:' && url?.protocol !== 'https:') throw new ConfigError(name, `must be an http(s) URL, not ${shownUrl(value)}`);
-  }
-}
-
-const shownUrl = (value: string) => JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value);
 
 export class KaleyraClient {
   private readonly transport: Transport;

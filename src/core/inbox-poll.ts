@@ -15,6 +15,9 @@ import { createHash } from 'node:crypto';
 import type { InboxRecord } from './inbox';
 import type { StateStore } from './state-store';
 
+/** Seconds between polls of an inbox node: 0 is off; at most a day. */
+export const POLL_LIMITS = { intervalMin: 0, intervalMax: 86_400 };
+
 /** What a poller keeps of its own (in the node's context), to re-seed a store that lost its contents. */
 export interface PollSnapshot {
   /** Newest received_time seen, `YYYY-MM-DD HH:mm:SS`. */

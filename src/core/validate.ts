@@ -191,9 +191,11 @@ const PHONE_TEXT_MAX = 64;
  * A phone number with country code: digits with an optional leading `+` (docs/service.md §1.6). Spaces, dashes,
  * dots and brackets inside it are formatting (`+91 98123-45678`, `(0091) 98123 45678`): taken out.
  */
+export const PHONE_RULE = { formatting: /[\s\-.()]/g, number: /^\+?\d{6,15}$/ };
+
 export function phone(field: string, value: string): string {
-  const digits = value.length > PHONE_TEXT_MAX ? '' : value.replace(/[\s\-.()]/g, '');
-  if (!/^\+?\d{6,15}$/.test(digits)) {
+  const digits = value.length > PHONE_TEXT_MAX ? '' : value.replace(PHONE_RULE.formatting, '');
+  if (!PHONE_RULE.number.test(digits)) {
     throw new InputError(field, `must be a phone number with country code: 6 to 15 digits, country code first (a leading + is allowed; spaces, dashes, dots and brackets are ignored), not ${shown(value)}`);
   }
   return digits;

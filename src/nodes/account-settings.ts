@@ -1,7 +1,8 @@
 // The settings of a kaleyra-config node, read from the editor's config: numbers clamped to their ranges
 // (an empty or unreadable one takes its default), URLs trimmed, the public URL checked. A pure function,
 // tested alone (test/account-settings.test.js); the account (src/nodes/account.ts) builds on it.
-import { DEFAULT_BASE_URLS, type AccountConfig } from '../core/client';
+import { DEFAULT_BASE_URLS } from '../core/account-config';
+import type { AccountConfig } from '../core/client';
 import { ConfigError } from '../core/errors';
 
 /** Each number setting: default and range (what the editor's dialog offers too). */
@@ -12,6 +13,9 @@ export const NUMBER_SETTINGS = {
   rateLimit: { default: 0, min: 0, max: 100_000 },
   queueSize: { default: 1000, min: 1, max: 100_000 },
 } as const;
+
+/** Where the Redis store connects when its URL is left empty. */
+export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
 
 export interface AccountSettings {
   simulator: boolean;
@@ -53,6 +57,6 @@ export function accountSettings(config: Record<string, unknown>): AccountSetting
       sendRetry: { retries },
     },
     store,
-    redisUrl: store === 'redis' ? String(config.redisUrl ?? '').trim() || 'redis://127.0.0.1:6379' : undefined,
+    redisUrl: store === 'redis' ? String(config.redisUrl ?? '').trim() || DEFAULT_REDIS_URL : undefined,
   };
 }

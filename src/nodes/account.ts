@@ -14,7 +14,8 @@ import { prefixed, type StateStore } from '../core/state-store';
 import { accountSettings } from './account-settings';
 import { localBase } from './http';
 import { adoptIfFree, bindToAccount, listenerOf, memoryStores, releaseAccount, unbindFromAccount, type Endpoint, type RegisteredAccount } from './registry';
-import { statusText, type Node, type RED } from './red';
+import type { Node, RED } from './red';
+import { status } from './status';
 import { CLOSE_LIMIT_MS } from './message-ledger';
 import { Throttle } from './throttle';
 import { acquireSimulator, addTrigger, releaseSimulator, removeTrigger, SIMULATOR_KEY } from './simulator-mode';
@@ -176,7 +177,7 @@ export class Account implements AccountApi, RegisteredAccount {
     const queued = flow?.queued ?? 0;
     const inFlight = flow?.inFlight ?? 0;
     let problem: string | undefined;
-    if (this.problem) problem = statusText(this.problem.setting === 'apiKey' && !this.node.credentials?.apiKey ? 'noApiKey' : `unusable.${this.problem.setting}`);
+    if (this.problem) problem = status.unusable(this.problem.setting, this.problem.setting === 'apiKey' && !this.node.credentials?.apiKey);
     return { problem, queued, inFlight, rateLimited: !!flow?.rateLimited, stateDown: this.stateDown };
   }
 

@@ -9,6 +9,7 @@ import { escapeControl } from '../core/redact';
 import { accountOf, type AccountApi, type AccountStatus, type Report } from './account';
 import { CLOSE_LIMIT_MS, MessageLedger } from './message-ledger';
 import type { Node, NodeMessage, NodeStatus, RED } from './red';
+import { status as statuses } from './status';
 import { Throttle } from './throttle';
 
 export interface RunContext {
@@ -56,17 +57,18 @@ export function registerAction<T>(RED: RED, type: string, spec: ActionSpec<T>): 
     let accountStatus: AccountStatus | undefined;
     let client: KaleyraClient | undefined;
 
-    const statusNow = (): NodeStatus => {
-      const a = accountStatus;
-      const requesting = ledger.requesting;
-      if (a?.problem) return { fill: 'red', shape: 'ring', text: a.problem };
-      if (requesting === 0 && a?.stateDown) return { fill: 'yellow', shape: 'ring', text: `${lastStatus.text ? `${lastStatus.text}; ` : ''}state store down: events may come uncorrelated` };
-      if (requesting === 0) return lastStatus;
-      if (a?.rateLimited) return { fill: 'yellow', shape: 'dot', text: `rate limited, ${a.queued} queued (requesting ${requesting})` };
-      const queued = a && a.queued > 0 ? `, ${a.queued} queued for the account` : '';
-      return { fill: 'blue', shape: 'dot', text: `requesting (${requesting})${queued}` };
-    };
-    const status = new Throttle(() => node.status(statusNow()));
+    const status = new Throttle(() =>
+      node.status(
+        statuses.action({
+          problem: accountStatus?.problem,
+          stateDown: accountStatus?.stateDown ?? false,
+          rateLimited: accountStatus?.rateLimited ?? false,
+          queued: accountStatus?.queued ?? 0,
+          requesting: ledger.requesting,
+          last: lastStatus,
+        }),
+      ),
+    );
 
     account?.register({
       node,
@@ -93,13 +95,13 @@ export function registerAction<T>(RED: RED, type: string, spec: ActionSpec<T>): 
         .then((result) => {
           msg.payload = result.payload;
           msg.kaleyra = result.envelope;
-          lastStatus = { fill: 'green', shape: 'dot', text: spec.summary(result.payload) };
+          lastStatus = statuses.done(spec.summary(result.payload));
           send(msg);
           return undefined;
         })
         .catch((thrown: unknown) => {
           const err = coded(thrown);
-          lastStatus = { fill: 'red', shape: 'ring', text: failureStatus(err) };
+          lastStatus = statuses.failed(err);
           return err;
         })
         .then((err) => {
@@ -144,12 +146,6 @@ export function registerAction<T>(RED: RED, type: string, spec: ActionSpec<T>): 
     spec.setup?.({ node, account, config, evaluate: evaluateAll });
   }
   RED.nodes.registerType(type, ActionNode);
-}
-
-/** The short status of a failure, as core http request shows one: the code, and for a network failure its reason. */
-function failureStatus(err: KaleyraError): string {
-  const reason = (err as { reason?: string }).reason;
-  return reason ? `${err.code}: ${reason}` : err.code;
 }
 
 function evaluate(RED: RED, node: Node, s: { name: string; value: string; type: string }, msg: NodeMessage): Promise<unknown> {

@@ -8,14 +8,16 @@ import type { Node, NodeMessage, RED } from './red';
 
 const TOPIC = 'kaleyra/call-status';
 
-/** The node's watch settings: seconds between reads (at least 2), minutes at most, the final statuses. */
+const within = (n: number, min: number, max: number) => Math.min(max, Math.max(min, n));
+
+/** The node's watch settings: seconds between reads and minutes at most (within WATCH_LIMITS), the final statuses. */
 function watchOptions(config: Record<string, unknown>): WatchOptions {
   const seconds = Number(config.watchInterval);
   const minutes = Number(config.watchMax);
   const finals = String(config.finalStatuses ?? '').split(/[\s,]+/).filter(Boolean);
   return {
-    intervalMs: 1000 * Math.max(WATCH_LIMITS.intervalMin, Number.isFinite(seconds) && seconds > 0 ? seconds : WATCH_LIMITS.intervalDefault),
-    maxMs: 60_000 * (Number.isFinite(minutes) && minutes > 0 ? minutes : WATCH_LIMITS.maxDefault),
+    intervalMs: 1000 * within(Number.isFinite(seconds) && seconds > 0 ? seconds : WATCH_LIMITS.intervalDefault, WATCH_LIMITS.intervalMin, WATCH_LIMITS.intervalMax),
+    maxMs: 60_000 * within(Number.isFinite(minutes) && minutes > 0 ? minutes : WATCH_LIMITS.maxDefault, WATCH_LIMITS.maxMin, WATCH_LIMITS.maxMax),
     finals: new Set(finals.length ? finals.map((f) => f.toUpperCase()) : DEFAULT_FINAL_STATUSES),
   };
 }

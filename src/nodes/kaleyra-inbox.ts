@@ -5,10 +5,11 @@
 import { randomBytes } from 'node:crypto';
 import { KaleyraError } from '../core/errors';
 import type { InboxQuery } from '../core/inbox';
-import { InboxPoller, type PollSnapshot } from '../core/inbox-poll';
+import { InboxPoller, POLL_LIMITS, type PollSnapshot } from '../core/inbox-poll';
 import { escapeControl } from '../core/redact';
 import { orMsg, payloadObject, registerAction, type SetupApi } from './action';
-import { statusText, type RED } from './red';
+import type { RED } from './red';
+import { status } from './status';
 
 const INBOX_FILTERS = ['number', 'keyword', 'mobile', 'fromdate', 'todate', 'limit', 'page'] as const;
 const SERVICE_PAGE_SIZE = 50; // the inbox's default page size (docs/service.md §3.2)
@@ -33,7 +34,7 @@ export = function register(RED: RED) {
 function startPolling({ node, account, config, evaluate }: SetupApi): void {
   const seconds = Number(config.pollInterval);
   if (!account || !Number.isFinite(seconds) || seconds <= 0) return;
-  const interval = Math.max(1, seconds) * 1000;
+  const interval = Math.min(POLL_LIMITS.intervalMax, Math.max(1, seconds)) * 1000;
   // A replica that stops holding the lease is replaced within max(2 intervals, 5 s): the lease lasts a
   // second less than that, and the others try for it every second.
   const leaseMs = Math.max(2 * interval, 5_000) - 1_000;
@@ -72,7 +73,7 @@ function startPolling({ node, account, config, evaluate }: SetupApi): void {
       }
       leaveLostLease = 0;
       if (!(await store.lease('lease', owner, leaseMs))) {
-        if (!standby) node.status({ fill: 'grey', shape: 'ring', text: statusText('standby') });
+        if (!standby) node.status(status.standby());
         standby = true;
         await poller.observe(); // how far the polling replica has got, should this one take over
         return;
@@ -84,12 +85,12 @@ function startPolling({ node, account, config, evaluate }: SetupApi): void {
       const count = await poller.poll(emit, Number(filters.limit) || SERVICE_PAGE_SIZE);
       if (paused) node.log('the state store works again: polling resumed');
       paused = false;
-      node.status({ fill: 'green', shape: 'dot', text: `polled: ${count} new` });
+      node.status(status.polled(count));
     })()
       .catch((err: Error & { code?: string }) => {
         if (abort.signal.aborted) return;
         if (err instanceof KaleyraError) {
-          node.status({ fill: 'red', shape: 'ring', text: err.code });
+          node.status(status.failed(err));
           node.error(err, { payload: undefined, topic: 'kaleyra/inbox' });
           return;
         }
@@ -97,7 +98,7 @@ function startPolling({ node, account, config, evaluate }: SetupApi): void {
         if (!paused) node.warn(`polling paused: the state store failed (${escapeControl(err.message)}); it resumes by itself`);
         paused = true;
         nextPoll = 0;
-        node.status({ fill: 'yellow', shape: 'ring', text: statusText('pollingPaused') });
+        node.status(status.pollingPaused());
       })
       .finally(() => (running = undefined));
   };

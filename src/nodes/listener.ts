@@ -6,7 +6,8 @@ import type { ServerResponse } from 'node:http';
 import type { Params } from '../core/callback-events';
 import { KaleyraError } from '../core/errors';
 import { answer, queryOf, readParams, removeRoutes, type Handler, type HttpApp, type Req } from './http';
-import { statusText, type Node, type NodeMessage, type RED } from './red';
+import type { Node, NodeMessage, RED } from './red';
+import { status } from './status';
 import type { Endpoint } from './registry';
 
 /** Normalises the node's path: one leading slash, no trailing one. */
@@ -60,12 +61,12 @@ export function listen(RED: RED, node: Node, config: Record<string, unknown>, ac
 
   if (!app || RED.settings.httpNodeRoot === false) {
     node.warn('Node-RED serves no HTTP nodes (httpNodeRoot is false): this listener cannot receive anything');
-    node.status({ fill: 'red', shape: 'ring', text: statusText('noHttpNodes') });
+    node.status(status.noHttpNodes());
     return endpoint;
   }
   if (!token && !open) {
     node.warn('no token: every request is refused (403); open the node (a token is generated) and deploy, or tick "accept requests without a token"');
-    node.status({ fill: 'red', shape: 'ring', text: statusText('noToken') });
+    node.status(status.noToken());
   } else if (open) {
     node.warn('accepting requests without a token, as set: protect this path yourself');
   }

@@ -48,12 +48,3 @@ export interface RED {
   log: { debug(m: unknown): void; info(m: unknown): void; warn(m: unknown): void; error(m: unknown): void };
   _(key: string, subs?: Record<string, unknown>): string;
 }
-
-/**
- * A status text that the editor shows in its user's language: a key of kaleyra-config's catalog, which
- * the editor looks up for any node (core nodes do the same: `node-red:common.status.connected`). A flow's
- * status node gets the key.
- */
-export function statusText(key: string): string {
-  return `@flowcomms/node-red-kaleyra/kaleyra-config:kaleyra-config.status.${key}`;
-}
