@@ -1,5 +1,5 @@
 'use strict';
-// The editor's languages: every catalog of every language has exactly the en-US keys (no key missing,
+// The editor's languages: every catalog (the seven node types' and the sidebar's) of every language has exactly the en-US keys (no key missing,
 // none extra), keeps its substitution tokens and the palette labels, and every help file has the same
 // sections and the same structure (headings, property lists, code) as the en-US one. The browser test
 // opens a dialog in Japanese.
@@ -44,9 +44,10 @@ function structure(html) {
 }
 
 describe("the editor's languages", () => {
-  it('en-US has a catalog and a help file for each of the seven node types', () => {
-    assert.equal(files.filter((f) => f.endsWith('.json')).length, 7);
+  it('en-US has a catalog and a help file for each of the seven node types, and a catalog for the sidebar', () => {
+    assert.equal(files.filter((f) => f.endsWith('.json')).length, 8);
     assert.equal(files.filter((f) => f.endsWith('.html')).length, 7);
+    assert.ok(files.includes('kaleyra-sidebar.json'));
   });
 
   for (const lang of LANGS) {
