@@ -41,6 +41,7 @@ function startPolling({ node, account, config, evaluate }: SetupApi): void {
   const owner = `${PROCESS}:${node.id}`;
   const store = account.pollState(node.id);
   const context = node.context();
+  const stats = account.monitor?.()?.poll(node.id, node.name ?? '');
   const abort = new AbortController();
   let filters: Record<string, unknown> = {};
   const poller = new InboxPoller(
@@ -74,6 +75,7 @@ function startPolling({ node, account, config, evaluate }: SetupApi): void {
       if (!(await store.lease('lease', owner, leaseMs))) {
         if (!standby) node.status({ fill: 'grey', shape: 'ring', text: statusText('standby') });
         standby = true;
+        stats?.set('standby');
         await poller.observe(); // how far the polling replica has got, should this one take over
         return;
       }
@@ -84,11 +86,13 @@ function startPolling({ node, account, config, evaluate }: SetupApi): void {
       const count = await poller.poll(emit, Number(filters.limit) || SERVICE_PAGE_SIZE);
       if (paused) node.log('the state store works again: polling resumed');
       paused = false;
+      stats?.set('polling', count);
       node.status({ fill: 'green', shape: 'dot', text: `polled: ${count} new` });
     })()
       .catch((err: Error & { code?: string }) => {
         if (abort.signal.aborted) return;
         if (err instanceof KaleyraError) {
+          stats?.set('failed');
           node.status({ fill: 'red', shape: 'ring', text: err.code });
           node.error(err, { payload: undefined, topic: 'kaleyra/inbox' });
           return;
@@ -96,6 +100,7 @@ function startPolling({ node, account, config, evaluate }: SetupApi): void {
         // The state store failed: pause rather than risk sending a record twice; the next tick tries again.
         if (!paused) node.warn(`polling paused: the state store failed (${escapeControl(err.message)}); it resumes by itself`);
         paused = true;
+        stats?.set('paused');
         nextPoll = 0;
         node.status({ fill: 'yellow', shape: 'ring', text: statusText('pollingPaused') });
       })
