@@ -98,9 +98,9 @@ function packageInfo(): { name: string; version: string } {
 export function snapshot(RED: RED): object {
   let nodeRed: string | undefined;
   try {
-    nodeRed = RED.version?.();
+    nodeRed = RED.version?.() ?? (RED.settings.version as string | undefined);
   } catch {
-    // an older runtime without it
+    // a runtime without it
   }
   return { package: packageInfo(), nodeRed, node: process.version, accounts: monitors().map((m) => m.view()) };
 }
