@@ -194,4 +194,43 @@ describe('metrics and the account view (issue 21)', function () {
     assert.ok(names.every((n) => n.startsWith('kaleyra_')), names.join());
     assert.ok(names.length >= 15);
   });
+
+  describe('with admin auth on (a whole Node-RED)', () => {
+    const { NodeRedProcess } = require('./helpers/node-red-process');
+    const { fromNodeRed } = require('./helpers/node-red');
+    const bcrypt = fromNodeRed('bcryptjs');
+    const PASSWORD = 'admin-password-2';
+    let nr;
+    before(async () => {
+      nr = new NodeRedProcess({
+        name: 'metrics-auth',
+        flows: [{ id: 'acct', type: 'kaleyra-config', name: 'auth account', simulator: true }],
+        settings: { adminAuth: { type: 'credentials', users: [{ username: 'admin', password: bcrypt.hashSync(PASSWORD, 8), permissions: 'read' }] } },
+      });
+      await nr.start();
+    });
+    after(async () => {
+      await nr?.stop();
+      nr?.cleanup();
+    });
+
+    it('both routes answer 401 without a token and with a wrong one; a read-only admin gets them', async () => {
+      for (const path of ['/kaleyra/metrics', '/kaleyra/accounts']) {
+        assert.equal((await nr.fetch(path)).status, 401, path);
+        assert.equal((await nr.fetch(path, { headers: { authorization: 'Bearer not-a-token' } })).status, 401, path);
+      }
+      const login = await nr.fetch('/auth/token', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ client_id: 'node-red-admin', grant_type: 'password', scope: 'read', username: 'admin', password: PASSWORD }) });
+      const auth = { authorization: `Bearer ${(await login.json()).access_token}` };
+      const metrics = await nr.fetch('/kaleyra/metrics', { headers: auth });
+      assert.equal(metrics.status, 200);
+      assert.equal(metrics.headers.get('content-type'), registry.contentType);
+      const m = parseExposition(await metrics.text());
+      assert.deepEqual([valueOf(m, 'kaleyra_account_usable', { account: 'auth account' }), valueOf(m, 'kaleyra_state_store_up', { account: 'auth account' })], [1, 1]);
+      const accounts = await nr.fetch('/kaleyra/accounts', { headers: auth });
+      assert.equal(accounts.status, 200);
+      const body = await accounts.json();
+      assert.match(body.nodeRed, /^\d+\.\d+\.\d+/);
+      assert.deepEqual(body.accounts.map((a) => [a.id, a.name, a.mode]), [['acct', 'auth account', 'simulator']]);
+    });
+  });
 });
