@@ -13,6 +13,9 @@
 //     multipart/form-data, into the core `http request` node (keep-alive on), as users do today.
 // Rounds interleave the variants (in a Williams order, after a GC each); prints msgs/s per round, CPU
 // time per msg, the medians and the ratios (each round's ratio, then their median).
+// --monitor: instead, the cost of the account monitor (issue 21) in one run: the same whatsapp node on an
+// account with its monitor (hooks, the account view's deltas on RED.comms, and /kaleyra/metrics's registry
+// scraped every second while it runs) against one on an account with `monitor: false`, rounds alternating.
 const { randomUUID } = require('node:crypto');
 
 // A GC before each measurement: run with --expose-gc.
@@ -55,6 +58,10 @@ function flow(url, o) {
     { id: 'acct', type: 'kaleyra-config', name: 'bench', messagingUrl: url, simulator: false, concurrency: o.concurrency },
     { id: 'wa', type: 'kaleyra-whatsapp', z: 't1', account: 'acct', wires: [['wa-out']] },
     { id: 'wa-out', type: 'helper', z: 't1' },
+    // The same, on an account without the monitor (--monitor compares the two).
+    { id: 'acct-off', type: 'kaleyra-config', name: 'bench off', messagingUrl: url, simulator: false, concurrency: o.concurrency, monitor: false },
+    { id: 'wa-off', type: 'kaleyra-whatsapp', z: 't1', account: 'acct-off', wires: [['wa-off-out']] },
+    { id: 'wa-off-out', type: 'helper', z: 't1' },
     { id: 'floor', type: 'bench-raw', z: 't1', wires: [['floor-out']] },
     { id: 'floor-out', type: 'helper', z: 't1' },
     { id: 'fn', type: 'function', z: 't1', func: FUNCTION_BODY, outputs: 1, wires: [['req']] },
@@ -138,7 +145,7 @@ async function run(opts = {}) {
   const o = { rounds: 8, messages: 4000, concurrency: 16, warmup: 2000, log: console.log, ...opts };
   const server = await startServer();
   const raw = rawClient(server.url, o.concurrency);
-  await helper.load([catchNode, functionNode, httpRequestNode, configNode, whatsappNode, floorNode(raw)], flow(server.url, o), { acct: { apiKey: KEY } });
+  await helper.load([catchNode, functionNode, httpRequestNode, configNode, whatsappNode, floorNode(raw)], flow(server.url, o), { acct: { apiKey: KEY }, 'acct-off': { apiKey: KEY } });
   unspy(helper, flow(server.url, o).map((n) => n.id));
   const wa = helper.getNode('wa');
   const fn = helper.getNode('fn');
@@ -147,7 +154,9 @@ async function run(opts = {}) {
     raw: (n) => raw.run(n),
     floor: (n) => driveFlow(helper.getNode('floor'), helper.getNode('floor-out'), n, o.concurrency),
     core: (n) => driveFlow(fn, helper.getNode('req-out'), n, o.concurrency),
+    'monitor-off': (n) => driveFlow(helper.getNode('wa-off'), helper.getNode('wa-off-out'), n, o.concurrency),
   };
+  if (o.monitor) return monitorCost(o, variants, server, raw);
   // By round: rates, and CPU time of this process per msg (the server is another process), which is
   // steadier than rates on a busy machine.
   let rates;
@@ -168,7 +177,7 @@ async function run(opts = {}) {
     }
     o.log(`send: the requests are identical (${bodies.raw.body.length} bytes of multipart body; boundary aside)`);
     // --only <name>[,<name>...]: some of the variants (to profile one with node --cpu-prof, say).
-    const names = o.only ? String(o.only).split(',') : Object.keys(variants);
+    const names = o.only ? String(o.only).split(',') : ['whatsapp', 'raw', 'floor', 'core'];
     for (const name of names) await variants[name](o.warmup);
 
     ({ rates, cpu } = await measureRounds({ variants, names, rounds: o.rounds, messages: o.messages, label: 'send', log: o.log }));
@@ -197,6 +206,41 @@ async function run(opts = {}) {
         met: vsFloor >= 1 && vsCore >= 4,
       },
     ],
+  };
+}
+
+/**
+ * --monitor: whatsapp on the monitored account against monitor-off, alternating; while the monitored one
+ * runs, the metrics registry is scraped every second (a scrape interval far below Prometheus's usual 15 s)
+ * and the account view's deltas go out through RED.comms as in the editor.
+ */
+async function monitorCost(o, variants, server, raw) {
+  const { registry } = require('../dist/nodes/metrics');
+  let scrapes = 0;
+  const around = (name) => {
+    if (name !== 'whatsapp') return undefined;
+    // One scrape as the round starts (a round may take less than a second), then one a second.
+    const scrape = () => void registry.metrics().then(() => scrapes++);
+    scrape();
+    const timer = setInterval(scrape, 1000);
+    return () => clearInterval(timer);
+  };
+  let rates;
+  let cpu;
+  try {
+    for (const name of ['whatsapp', 'monitor-off']) await variants[name](o.warmup);
+    ({ rates, cpu } = await measureRounds({ variants, names: ['whatsapp', 'monitor-off'], rounds: o.rounds, messages: o.messages, label: 'send (monitor)', log: o.log, around }));
+  } finally {
+    await raw.close();
+    await helper.unload();
+    await server.stop();
+  }
+  const ratio = ratioOf(rates, 'whatsapp', 'monitor-off');
+  o.log(`send (monitor): medians of ${o.rounds} rounds × ${o.messages} msgs: monitor on ${num(median(rates.whatsapp))}/s, off ${num(median(rates['monitor-off']))}/s; on / off = ${ratio.toFixed(3)} (target ≥ 0.97); ${scrapes} scrapes while on`);
+  o.log(`send (monitor): CPU of this process per msg (µs, medians): on ${num(median(cpu.whatsapp), 1)}, off ${num(median(cpu['monitor-off']), 1)}`);
+  return {
+    medians: { on: median(rates.whatsapp), off: median(rates['monitor-off']) },
+    rows: [{ bench: 'send: kaleyra-whatsapp with the account monitor (metrics, account view) on vs off', value: `${ratio.toFixed(3)}×`, compared: `${num(median(rates.whatsapp))}/s on, ${num(median(rates['monitor-off']))}/s off`, target: '≥ 0.97×', met: ratio >= 0.97 }],
   };
 }
 

@@ -31,7 +31,13 @@ export interface AccountConfig extends TransportOptions {
   readRetry?: RetryOptions;
   /** Retries of sends and click-to-call: only ever when the request provably did not arrive. */
   sendRetry?: RetryOptions;
+  /** Told when each request (each attempt) to the service ends: its interface, duration and outcome ('ok' or the code). */
+  observer?: RequestObserver;
 }
+
+export type Interface = 'whatsapp' | 'vmn' | 'call-status' | 'click2call';
+export type RequestObserver = (iface: Interface, ms: number, outcome: string) => void;
+const INTERFACE_OF: Record<UrlName, Interface> = { messagingUrl: 'whatsapp', vmnUrl: 'vmn', obdUrl: 'call-status', voiceUrl: 'click2call' };
 
 /** Per call: a signal that cancels it, and a hook told once its input passed the checks and it waits for a slot. */
 export interface CallOptions {
@@ -43,6 +49,18 @@ export interface CallOptions {
    * callback of the input. A rejection ends the call, sending nothing.
    */
   callbackUrl?: () => Promise<string>;
+}
+
+/** One attempt, timed from when it holds its slot: what the service (and the network) took. */
+function observed<T>(observer: RequestObserver, iface: Interface, attempt: () => Promise<T>): Promise<T> {
+  const start = performance.now();
+  return attempt().then(
+    (result) => (observer(iface, performance.now() - start, 'ok'), result),
+    (err: unknown) => {
+      observer(iface, performance.now() - start, (err as { code?: string })?.code ?? 'ERROR');
+      throw err;
+    },
+  );
 }
 
 export class KaleyraClient {
@@ -69,7 +87,9 @@ export class KaleyraClient {
       const policy = call.kind === 'read' ? this.config.readRetry : this.config.sendRetry;
       const retry = call.repeatable === false ? { ...policy, retries: 0 } : policy;
       onQueued?.();
-      return await withRetry(call.kind, () => this.flow.run(() => perform(ctx, call), signal), retry, signal);
+      const observer = this.config.observer;
+      const attempt = observer ? () => observed(observer, INTERFACE_OF[url], () => perform(ctx, call)) : () => perform(ctx, call);
+      return await withRetry(call.kind, () => this.flow.run(attempt, signal), retry, signal);
     } finally {
       call.dispose?.();
     }

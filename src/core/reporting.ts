@@ -9,6 +9,9 @@ import type { StateStore } from './state-store';
 /** Told after each use of the store: `err` when it failed, and at which step. */
 export type StoreUse = (err?: unknown, step?: string) => void;
 
+/** Told what a callback's correlation found (for the account's monitor): known, late, when its send was accepted. */
+export type Seen = (known: boolean, late: boolean, sentAt?: number) => void;
+
 /** What a reported send does once its answer is known. */
 export interface Reported {
   /** The service accepted: remember its ids (per recipient, or { call: id }). Never rejects: a failure goes to the StoreUse. */
@@ -46,14 +49,16 @@ export class Reporter {
    * The event of a callback that carried `ref`, completed from the send's record: `id`, `ref` (the
    * sender's), and for deliveries the furthest `state` reached and `late`. Rejects when the store fails.
    */
-  async correlate(event: DeliveryEvent | CallEvent, ref: string): Promise<DeliveryEvent | CallEvent> {
+  async correlate(event: DeliveryEvent | CallEvent, ref: string, seen?: Seen): Promise<DeliveryEvent | CallEvent> {
     if (event.event === 'delivery') {
       const c = await this.correlator.delivery(ref, event.mobile, event.status);
+      seen?.(c.known, c.late, c.sentAt);
       if (!c.known) return event;
       // Added to the event (ours, just parsed), not spread into a copy (why: core/callback-events.ts).
       return Object.assign(event, { id: c.id, ref: c.userRef, state: c.state, late: c.late });
     }
     const c = await this.correlator.call(ref);
+    seen?.(c.known, false);
     if (!c.known) return event;
     return Object.assign(event, { id: c.id, ref: c.userRef, custom: c.custom });
   }

@@ -60,3 +60,39 @@ export function accountSettings(config: Record<string, unknown>): AccountSetting
     redisUrl: store === 'redis' ? String(config.redisUrl ?? '').trim() || DEFAULT_REDIS_URL : undefined,
   };
 }
+
+/**
+ * The settings as the account view shows them: numbers as set (clamped), URLs as given, and for Redis its
+ * URL with any password masked. Never the key nor the Redis password; it never throws.
+ */
+export function shownSettings(config: Record<string, unknown>): Record<string, unknown> {
+  const text = (name: string) => String(config[name] ?? '').trim();
+  const url = (name: keyof typeof DEFAULT_BASE_URLS) => maskedUrl(text(name) || DEFAULT_BASE_URLS[name]);
+  const shown: Record<string, unknown> = {
+    timeout: numberSetting('timeout', config.timeout),
+    retries: numberSetting('retries', config.retries),
+    concurrency: numberSetting('concurrency', config.concurrency),
+    rateLimit: numberSetting('rateLimit', config.rateLimit),
+    queueSize: numberSetting('queueSize', config.queueSize),
+    messagingUrl: url('messagingUrl'),
+    vmnUrl: url('vmnUrl'),
+    obdUrl: url('obdUrl'),
+    voiceUrl: url('voiceUrl'),
+    publicUrl: maskedUrl(text('publicUrl')),
+  };
+  if (config.store === 'redis') shown.redisUrl = maskedUrl(text('redisUrl') || 'redis://127.0.0.1:6379');
+  return shown;
+}
+
+/** A URL with its password (and user) masked; its host only when it cannot be parsed. */
+function maskedUrl(value: string): string {
+  if (!value) return '';
+  try {
+    const u = new URL(value);
+    if (u.password) u.password = '***';
+    else if (u.username) u.username = '***';
+    return u.toString();
+  } catch {
+    return '(not a URL)';
+  }
+}

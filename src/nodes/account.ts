@@ -4,14 +4,16 @@
 // the shutdown order. Nodes register with it and get its status pushed; they never read each other.
 import { buildCallbackUrl } from '../core/click-to-call';
 import type { CallEvent, DeliveryEvent } from '../core/callback-events';
-import { KaleyraClient } from '../core/client';
+import { KaleyraClient, type Interface } from '../core/client';
 import { newRef } from '../core/correlation';
 import { ConfigError, InputError } from '../core/errors';
-import { escapeControl } from '../core/redact';
+import { escapeControl, redactText } from '../core/redact';
 import { Reporter, type Reported } from '../core/reporting';
 import type { RedisStore } from '../core/redis-store';
 import { prefixed, type StateStore } from '../core/state-store';
-import { accountSettings } from './account-settings';
+import { accountSettings, shownSettings } from './account-settings';
+import { AccountMonitor, Section, type Gauges } from '../core/monitor';
+import { attachMonitor, detachMonitor } from './monitor-feed';
 import { localBase } from './http';
 import { adoptIfFree, bindToAccount, listenerOf, memoryStores, releaseAccount, unbindFromAccount, type Endpoint, type RegisteredAccount } from './registry';
 import type { Node, RED } from './red';
@@ -56,6 +58,8 @@ export interface AccountApi {
   report(node: Node, callbackId: string, kind: 'message' | 'call', userRef: unknown, custom?: unknown): Promise<Report>;
   /** The state store of one inbox poller (keys scoped to it). */
   pollState(nodeId: string): StateStore;
+  /** The account's monitor (issue 21), unless the account runs without (`monitor: false`). */
+  monitor(): AccountMonitor | undefined;
 }
 
 export class Account implements AccountApi, RegisteredAccount {
@@ -71,6 +75,8 @@ export class Account implements AccountApi, RegisteredAccount {
   private stateDown = false;
   private redis?: RedisStore;
   private onEmpty?: () => void;
+  /** What the account view and the metrics show of it; told by hooks that only bump counters. */
+  private readonly monitored?: AccountMonitor;
   /** Pushes the status to every user, at most a few times a second. */
   private readonly publish = new Throttle(() => {
     const status = this.status();
@@ -86,10 +92,20 @@ export class Account implements AccountApi, RegisteredAccount {
     let stores: { correlation: StateStore; poll: StateStore } | undefined;
     let simulator = false;
     let publicUrl = '';
+    if (config.monitor !== false) {
+      const key = () => node.credentials?.apiKey;
+      this.monitored = new AccountMonitor(
+        { id: node.id, name: node.name ?? '', mode: config.simulator === true || config.simulator === 'true' ? 'simulator' : 'live', store: config.store === 'redis' ? 'redis' : 'memory', settings: shownSettings(config) },
+        { redact: (text) => redactText(text, key()) },
+      );
+      this.monitored.gauges = () => this.gauges();
+    }
+    const monitor = this.monitored;
     try {
       const settings = accountSettings(config);
       ({ simulator, publicUrl } = settings);
       const { options } = settings;
+      if (monitor) Object.assign(options, { observer: (iface: Interface, ms: number, outcome: string) => monitor.request(iface, ms, outcome) });
       if (settings.redisUrl) {
         this.redis = this.openRedis(settings.redisUrl, node);
         stores = { correlation: prefixed(this.redis, 'corr:'), poll: prefixed(this.redis, 'poll:') };
@@ -111,9 +127,11 @@ export class Account implements AccountApi, RegisteredAccount {
     this.ready = ready.then((client) => {
       this.resolved = client;
       client.flow.onChange(() => this.publish.request());
+      if (monitor) client.flow.onChange(() => monitor.flowChanged(client.flow.rateLimited));
       return client;
     });
     this.ready.catch(() => undefined); // reported per message, not as an unhandled rejection
+    if (monitor) attachMonitor(RED, monitor);
 
     this.stores = stores ?? memoryStores(node.id);
     this.reporter = new Reporter(this.stores.correlation);
@@ -136,6 +154,7 @@ export class Account implements AccountApi, RegisteredAccount {
         else node.warn(`the shared state store (Redis at ${where.host}) cannot be reached (${reason ?? 'closed'}): sends go on, their delivery events may come uncorrelated; inbox polling pauses; reconnecting`);
         this.stateDown = !up;
         this.publish.request();
+        this.monitored?.touch(Section.gauges);
       },
     });
   }
@@ -148,6 +167,7 @@ export class Account implements AccountApi, RegisteredAccount {
       client: () => this.client(),
       report: (node, callbackId, kind, userRef, custom) => this.report(node, callbackId, kind, userRef, custom),
       pollState: (nodeId) => this.pollState(nodeId),
+      monitor: () => this.monitored,
     };
   }
 
@@ -165,11 +185,16 @@ export class Account implements AccountApi, RegisteredAccount {
     if (this.simulator) removeTrigger(node.id);
     unbindFromAccount(node.id, this);
     this.users.delete(node.id);
+    this.monitored?.forget(node.id);
     if (this.users.size === 0) this.onEmpty?.();
   }
 
   client(): Promise<KaleyraClient> {
     return this.ready;
+  }
+
+  monitor(): AccountMonitor | undefined {
+    return this.monitored;
   }
 
   private status(): AccountStatus {
@@ -179,6 +204,12 @@ export class Account implements AccountApi, RegisteredAccount {
     let problem: string | undefined;
     if (this.problem) problem = status.unusable(this.problem.setting, this.problem.setting === 'apiKey' && !this.node.credentials?.apiKey);
     return { problem, queued, inFlight, rateLimited: !!flow?.rateLimited, stateDown: this.stateDown };
+  }
+
+  /** What the monitor reads of the account when it is looked at. */
+  private gauges(): Gauges {
+    const flow = this.resolved?.flow;
+    return { queued: flow?.queued ?? 0, inFlight: flow?.inFlight ?? 0, rateLimited: !!flow?.rateLimited, storeUp: !this.stateDown, problem: this.problem?.setting };
   }
 
   private publicBase(): string {
@@ -197,6 +228,7 @@ export class Account implements AccountApi, RegisteredAccount {
     if (down !== this.stateDown) {
       this.stateDown = down;
       this.publish.request();
+      this.monitored?.touch(Section.gauges);
     }
   }
 
@@ -221,9 +253,18 @@ export class Account implements AccountApi, RegisteredAccount {
    * Correlates a callback-in node's event with the send it belongs to (by the ref in its URL). When the
    * store fails, the event still goes out, uncorrelated (and the node warns once).
    */
-  correlate(node: Node, event: DeliveryEvent | CallEvent, ref: string): Promise<DeliveryEvent | CallEvent> {
+  correlate(node: Node, event: DeliveryEvent | CallEvent, ref: string | undefined): Promise<DeliveryEvent | CallEvent> {
+    const stats = this.monitored?.listener(node.id, node.name ?? '', 'callback');
+    const seen = stats && ((known: boolean, late: boolean, sentAt?: number) => {
+      stats.matched(known);
+      if (event.event === 'delivery') this.monitored!.delivery(event.status, known, late, sentAt);
+    });
+    if (!ref) {
+      seen?.(false, false);
+      return Promise.resolve(event);
+    }
     return this.reporter
-      .correlate(event, ref)
+      .correlate(event, ref, seen)
       .then(
         (e) => (this.stateUsed(node), e),
         (err: unknown) => (this.stateUsed(node, err, ' for a callback'), event),
@@ -238,6 +279,7 @@ export class Account implements AccountApi, RegisteredAccount {
    */
   async close(removed: boolean): Promise<void> {
     this.publish.cancel();
+    if (this.monitored) detachMonitor(this.monitored);
     if (this.users.size > 0) {
       let timer: NodeJS.Timeout | undefined;
       await new Promise<void>((resolve) => {

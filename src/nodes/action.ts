@@ -31,6 +31,8 @@ export interface ActionSpec<T> {
   run(ctx: RunContext): Promise<Result<T>>;
   /** Short status text after a success. */
   summary(payload: T): string;
+  /** A node that sends messages (kaleyra-whatsapp): its recipients in a success, for the account's funnel. */
+  recipients?(payload: T): number;
   /** Extra behaviour at start (inbox polling); runs after the input handler is in place. */
   setup?(api: SetupApi): void;
 }
@@ -69,6 +71,9 @@ export function registerAction<T>(RED: RED, type: string, spec: ActionSpec<T>): 
         }),
       ),
     );
+    const monitor = account?.monitor?.();
+    // Node-RED's metrics log: asked once (a runtime setting), so that with it off a msg pays nothing.
+    const metrics = typeof node.metric === 'function' && node.metric() === true;
 
     account?.register({
       node,
@@ -82,6 +87,7 @@ export function registerAction<T>(RED: RED, type: string, spec: ActionSpec<T>): 
 
     node.on('input', (msg, send, done) => {
       ledger.started();
+      const began = metrics ? Date.now() : 0;
       let queued = false;
       const call: CallOptions = {
         signal: ledger.signal,
@@ -93,6 +99,7 @@ export function registerAction<T>(RED: RED, type: string, spec: ActionSpec<T>): 
       };
       handle(msg, call)
         .then((result) => {
+          if (monitor && spec.recipients) monitor.messageSent(spec.recipients(result.payload));
           msg.payload = result.payload;
           msg.kaleyra = result.envelope;
           lastStatus = statuses.done(spec.summary(result.payload));
@@ -102,10 +109,15 @@ export function registerAction<T>(RED: RED, type: string, spec: ActionSpec<T>): 
         .catch((thrown: unknown) => {
           const err = coded(thrown);
           lastStatus = statuses.failed(err);
+          monitor?.messageFailed(err.code, node.id, node.name ?? '', err.message, !!spec.recipients);
           return err;
         })
         .then((err) => {
           ledger.ended(err ? err.code : 'sent', queued);
+          if (metrics) {
+            node.metric!(err ? `kaleyra.failed.${err.code}` : 'kaleyra.sent', msg, 1);
+            node.metric!('kaleyra.duration', msg, Date.now() - began);
+          }
           status.request();
           done(err);
           ledger.settled();

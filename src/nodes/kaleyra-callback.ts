@@ -11,11 +11,19 @@ export = function register(RED: RED) {
   function KaleyraCallbackNode(this: Node, config: Record<string, unknown>) {
     RED.nodes.createNode(this, config);
     const node = this;
-    const endpoint = listen(RED, node, config, (params) => {
-      const event = parseCallback(params);
-      return correlate(node, event, params.kref).then((payload) => ({ payload, topic: payload.event }));
-    });
-    bindListener(node, accountOf(RED, config.account), 'callback', endpoint);
+    const account = accountOf(RED, config.account);
+    const stats = account?.monitor?.()?.listener(node.id, node.name ?? '', 'callback');
+    const endpoint = listen(
+      RED,
+      node,
+      config,
+      (params) => {
+        const event = parseCallback(params);
+        return correlate(node, event, params.kref).then((payload) => ({ payload, topic: payload.event }));
+      },
+      stats,
+    );
+    bindListener(node, account, 'callback', endpoint);
   }
 
   RED.nodes.registerType('kaleyra-callback', KaleyraCallbackNode, { credentials: { token: { type: 'text' } } });

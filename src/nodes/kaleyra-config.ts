@@ -2,6 +2,8 @@
 // account call the hub's methods on this node (register, client, report, ...) and nothing else of it.
 import { Account } from './account';
 import { installAccountCheck } from './check-account-route';
+import { installMetrics } from './metrics';
+import { installMonitorFeed } from './monitor-feed';
 import type { Node, RED } from './red';
 
 export = function register(RED: RED) {
@@ -14,4 +16,6 @@ export = function register(RED: RED) {
 
   RED.nodes.registerType('kaleyra-config', KaleyraConfigNode, { credentials: { apiKey: { type: 'password' }, redisPassword: { type: 'password' } } });
   installAccountCheck(RED);
+  installMonitorFeed(RED);
+  installMetrics(RED);
 };

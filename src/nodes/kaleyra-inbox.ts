@@ -42,6 +42,7 @@ function startPolling({ node, account, config, evaluate }: SetupApi): void {
   const owner = `${PROCESS}:${node.id}`;
   const store = account.pollState(node.id);
   const context = node.context();
+  const stats = account.monitor?.()?.poll(node.id, node.name ?? '');
   const abort = new AbortController();
   let filters: Record<string, unknown> = {};
   const poller = new InboxPoller(
@@ -75,6 +76,7 @@ function startPolling({ node, account, config, evaluate }: SetupApi): void {
       if (!(await store.lease('lease', owner, leaseMs))) {
         if (!standby) node.status(status.standby());
         standby = true;
+        stats?.set('standby');
         await poller.observe(); // how far the polling replica has got, should this one take over
         return;
       }
@@ -85,11 +87,13 @@ function startPolling({ node, account, config, evaluate }: SetupApi): void {
       const count = await poller.poll(emit, Number(filters.limit) || SERVICE_PAGE_SIZE);
       if (paused) node.log('the state store works again: polling resumed');
       paused = false;
+      stats?.set('polling', count);
       node.status(status.polled(count));
     })()
       .catch((err: Error & { code?: string }) => {
         if (abort.signal.aborted) return;
         if (err instanceof KaleyraError) {
+          stats?.set('failed');
           node.status(status.failed(err));
           node.error(err, { payload: undefined, topic: 'kaleyra/inbox' });
           return;
@@ -97,6 +101,7 @@ function startPolling({ node, account, config, evaluate }: SetupApi): void {
         // The state store failed: pause rather than risk sending a record twice; the next tick tries again.
         if (!paused) node.warn(`polling paused: the state store failed (${escapeControl(err.message)}); it resumes by itself`);
         paused = true;
+        stats?.set('paused');
         nextPoll = 0;
         node.status(status.pollingPaused());
       })

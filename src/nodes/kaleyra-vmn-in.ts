@@ -9,11 +9,19 @@ import type { Node, RED } from './red';
 export = function register(RED: RED) {
   function KaleyraVmnInNode(this: Node, config: Record<string, unknown>) {
     RED.nodes.createNode(this, config);
-    const endpoint = listen(RED, this, config, (params) => {
-      const payload = parseVmnMessage(params);
-      return Promise.resolve({ payload, topic: payload.from });
-    });
-    bindListener(this, accountOf(RED, config.account), 'vmn', endpoint);
+    const account = accountOf(RED, config.account);
+    const stats = account?.monitor?.()?.listener(this.id, this.name ?? '', 'vmn');
+    const endpoint = listen(
+      RED,
+      this,
+      config,
+      (params) => {
+        const payload = parseVmnMessage(params);
+        return Promise.resolve({ payload, topic: payload.from });
+      },
+      stats,
+    );
+    bindListener(this, account, 'vmn', endpoint);
   }
 
   RED.nodes.registerType('kaleyra-vmn-in', KaleyraVmnInNode, { credentials: { token: { type: 'text' } } });

@@ -14,5 +14,6 @@ export = function register(RED: RED) {
       return reported(report, call, (c) => client.sendMessage(input, c), (result) => Object.fromEntries(result.payload.map((m: SentMessage) => [m.mobile, m.id])));
     },
     summary: (sent) => `sent to ${sent.length}`,
+    recipients: (sent) => sent.length,
   });
 };

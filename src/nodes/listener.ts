@@ -4,6 +4,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { Params } from '../core/callback-events';
+import type { ListenerStats } from '../core/monitor';
 import { KaleyraError } from '../core/errors';
 import { answer, queryOf, readParams, removeRoutes, type Handler, type HttpApp, type Req } from './http';
 import type { Node, NodeMessage, RED } from './red';
@@ -46,7 +47,7 @@ function refuse(req: Req, res: ServerResponse, status: number, text: string): vo
  * ticked `acceptWithoutToken` (they protect the path themselves). A token is a credential, so a flow
  * imported from elsewhere arrives without one.
  */
-export function listen(RED: RED, node: Node, config: Record<string, unknown>, accept: (params: Params) => Promise<object | undefined>): Endpoint {
+export function listen(RED: RED, node: Node, config: Record<string, unknown>, accept: (params: Params) => Promise<object | undefined>, stats?: ListenerStats): Endpoint {
   const app = RED.httpNode as HttpApp | undefined;
   const path = routePath(config.path);
   const root = String(RED.settings.httpNodeRoot ?? '/').replace(/\/+$/, '');
@@ -76,10 +77,17 @@ export function listen(RED: RED, node: Node, config: Record<string, unknown>, ac
       // The token must be in the query (a body field named token does not count), and is checked before
       // any body is read, so a stranger's request is neither parsed nor able to make the node warn.
       const query = queryOf(req); // parsed once, for the token and the parameters
-      if (!open && (!token || !sameToken(query.get('token') ?? '', tokenDigest))) return refuse(req, res, 403, 'Forbidden');
+      if (!open && (!token || !sameToken(query.get('token') ?? '', tokenDigest))) {
+        stats?.refused('token');
+        return refuse(req, res, 403, 'Forbidden');
+      }
       const params = await readParams(req, query);
-      if (params === 'too-large') return refuse(req, res, 413, 'Payload Too Large');
+      if (params === 'too-large') {
+        stats?.refused('tooLarge');
+        return refuse(req, res, 413, 'Payload Too Large');
+      }
       if (params === 'malformed') {
+        stats?.refused('other');
         node.warn(`malformed request to ${path}: the body must be a flat JSON object or a form`);
         return answer(res, 400, 'Bad Request');
       }
@@ -87,9 +95,11 @@ export function listen(RED: RED, node: Node, config: Record<string, unknown>, ac
       try {
         emit = accept(params);
       } catch (err) {
+        stats?.refused('other');
         node.warn(`bad request to ${path}: ${(err as Error).message}`);
         return answer(res, 400, 'Bad Request');
       }
+      stats?.accepted();
       answer(res, 200, 'OK');
       emit.then(
         (msg) => msg && node.send(msg as NodeMessage),

@@ -25,6 +25,8 @@ export interface Node {
   warn(message: unknown): void;
   log(message: unknown): void;
   send(msg: NodeMessage | NodeMessage[]): void;
+  /** Node-RED's metrics log: with no arguments, whether it is on. */
+  metric?(eventname?: string, msg?: NodeMessage, value?: unknown): boolean | void;
   context(): { get(key: string, cb: (err: Error | null, value: unknown) => void): void; set(key: string, value: unknown, cb: (err: Error | null) => void): void };
 }
 
@@ -45,6 +47,10 @@ export interface RED {
   httpNode?: unknown;
   httpAdmin?: unknown;
   auth: { needsPermission(permission: string): (req: unknown, res: unknown, next: () => void) => void };
+  /** Messages to the editors (the account view's deltas); not retained unless asked. */
+  comms?: { publish(topic: string, data: unknown, retain?: boolean): void };
+  /** Node-RED's version (a function in the runtime's node API). */
+  version?: () => string;
   log: { debug(m: unknown): void; info(m: unknown): void; warn(m: unknown): void; error(m: unknown): void };
   _(key: string, subs?: Record<string, unknown>): string;
 }

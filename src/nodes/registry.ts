@@ -13,7 +13,8 @@ export type Endpoint = (extra?: Record<string, string>) => string;
 export interface RegisteredAccount {
   register(user: { node: Node; listener: { kind: 'callback' | 'vmn'; endpoint: Endpoint } }): void;
   deregister(node: Node): void;
-  correlate(node: Node, event: DeliveryEvent | CallEvent, ref: string): Promise<DeliveryEvent | CallEvent>;
+  /** Without a ref the event stays as it is (the account counts it, uncorrelated). */
+  correlate(node: Node, event: DeliveryEvent | CallEvent, ref: string | undefined): Promise<DeliveryEvent | CallEvent>;
 }
 
 /** Bounds of the memory store, per account (README, ADR 0003). */
@@ -78,9 +79,10 @@ export function bindListener(node: Node, account: Pick<RegisteredAccount, 'regis
 
 /**
  * Correlates an event received by callback-in `node` through its own account, or else the
- * account whose sends report to it. Without either, or without a ref, the event is left as it is.
+ * account whose sends report to it. Without either, or without a ref, the event is left as it is
+ * (an account still counts it, uncorrelated).
  */
 export function correlate(node: Node, event: DeliveryEvent | CallEvent, ref: string | undefined): Promise<DeliveryEvent | CallEvent> {
   const account = listeners.get(node.id)?.account ?? adopted.get(node.id);
-  return ref && account ? account.correlate(node, event, ref) : Promise.resolve(event);
+  return account ? account.correlate(node, event, ref) : Promise.resolve(event);
 }
