@@ -768,6 +768,136 @@ describe('the demo flow in Chromium (npm start)', function () {
     await page.waitForTimeout(300);
     await page.screenshot({ path: path.join(IMAGES, 'demo-flow.png') });
   });
+
+  function noPageErrors(editor) {
+    assert.deepEqual(editor.errors, [], 'no console errors');
+  }
+
+  /** Node-RED 5 shows a second sidebar pane below (debug): hidden (a click on its shown tab), so that the card has the height. */
+  async function onlyKaleyraPane(page) {
+    const debug = page.locator('.red-ui-sidebar-tab-bar button[data-tab-id="debug"]');
+    if ((await debug.count()) > 0 && (await debug.evaluate((b) => b.classList.contains('selected')))) await debug.click();
+  }
+
+  /** The demo account's card as the kaleyra sidebar shows it. */
+  function accountCard(editor) {
+    return editor.evaluate(() => {
+      const card = $('.kaleyra-sidebar-card[data-account="demo-account"]');
+      const count = (stage) => Number((card.find(`.kaleyra-sidebar-count[data-stage="${stage}"]`).text().match(/^\d+/) || [-1])[0]);
+      return {
+        found: card.length === 1,
+        text: card.text(),
+        name: card.find('.kaleyra-sidebar-name').text(),
+        badges: card.find('.kaleyra-sidebar-badge').map((i, b) => $(b).text()).get(),
+        sent: count('sent'),
+        delivered: count('delivered'),
+        read: count('read'),
+        codes: Object.fromEntries(card.find('.kaleyra-sidebar-codes tr').map((i, tr) => [[$(tr).find('td').eq(0).text(), Number($(tr).find('td').eq(1).text())]]).get()),
+        recent: card.find('.kaleyra-sidebar-recent').text(),
+        background: getComputedStyle(card[0] || document.body).backgroundColor,
+      };
+    });
+  }
+
+  /** A tab with a whatsapp send on the demo account whose template has no name (E603), and its inject fired. */
+  let forcedTab = false;
+  async function forceError(times = 1) {
+    const tab = {
+      id: 'forced-error-tab',
+      label: 'forced error',
+      nodes: [
+        {
+          id: 'forced-inject',
+          type: 'inject',
+          z: 'forced-error-tab',
+          name: 'template without its name',
+          props: [{ p: 'payload' }, { p: 'to', v: '919812345678', vt: 'str' }, { p: 'from', v: '918000000000', vt: 'str' }],
+          payload: '{"type":"template","template":{"lang_code":"en"}}',
+          payloadType: 'json',
+          repeat: '',
+          once: false,
+          x: 160,
+          y: 60,
+          wires: [['forced-whatsapp']],
+        },
+        { id: 'forced-whatsapp', type: 'kaleyra-whatsapp', z: 'forced-error-tab', name: 'forced error', account: 'demo-account', from: '', to: '', x: 420, y: 60, wires: [[]] },
+      ],
+    };
+    if (!forcedTab) {
+      forcedTab = true;
+      const res = await nr.fetch('/flow', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(tab) });
+      assert.equal(res.status, 200, await res.text());
+    }
+    // The new tab's nodes start after the answer to POST /flow: the first inject waits for them.
+    await waitFor(async () => (await nr.fetch('/inject/forced-inject', { method: 'POST' })).status === 200, 'the forced error\'s inject', 30_000);
+    for (let i = 1; i < times; i++) assert.equal((await nr.fetch('/inject/forced-inject', { method: 'POST' })).status, 200);
+  }
+
+  it('the kaleyra sidebar shows the demo account live: its funnel, then a failure by code after a forced error, in the light and the dark theme (screenshots: docs/images/sidebar-*.png)', async () => {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    const editor = new EditorPage(page, nr.url);
+    await editor.open('kaleyra-vmn-in');
+    // As its action (the sidebar's menu, or a keyboard shortcut) shows it: the tab bar may have no room for its button.
+    await editor.evaluate(() => RED.actions.invoke('kaleyra:show-accounts-tab'));
+    await page.locator('.kaleyra-sidebar-card[data-account="demo-account"]').waitFor();
+    let card = await accountCard(editor);
+    assert.equal(card.name, 'simulator');
+    assert.deepEqual(card.badges.slice(0, 3), ['simulator', 'memory', 'ok']);
+    // Live: the page is not reloaded from here on (a reload would drop this marker).
+    await editor.evaluate(() => (window.kaleyraMarker = true));
+    await waitFor(async () => (card = await accountCard(editor)).delivered > 0 && card.read > 0, 'the demo\'s deliveries in the funnel', 150_000);
+    assert.ok(card.sent >= 3 && card.delivered <= card.sent && card.read <= card.delivered, JSON.stringify(card));
+    assert.deepEqual(card.codes, {}, 'no failure yet');
+
+    await forceError();
+    await waitFor(async () => (card = await accountCard(editor)).codes.E603 === 1, 'the forced failure under its code', 60_000);
+    assert.equal(await editor.evaluate(() => window.kaleyraMarker), true, 'shown without a reload');
+    assert.match(card.recent, /E603/);
+    assert.match(card.recent, /forced error/, 'the node that met it');
+    // The snapshot the runtime serves holds what the card shows.
+    const snapshot = await (await nr.fetch('/kaleyra/accounts')).json();
+    const view = snapshot.accounts.find((a) => a.id === 'demo-account');
+    assert.equal(view.failures.byCode.E603, 1);
+    assert.ok(view.funnel.delivered >= card.delivered);
+    // No number whole, in the card or in the diagnostics it copies.
+    const diagnostics = await editor.evaluate(() => {
+      let copied;
+      const copy = RED.clipboard.copyText;
+      RED.clipboard.copyText = (text) => ((copied = text), true);
+      $('.kaleyra-sidebar-copy').trigger('click');
+      RED.clipboard.copyText = copy;
+      return copied;
+    });
+    assert.match(diagnostics, /@flowcomms\/node-red-kaleyra/);
+    assert.match(diagnostics, /E603/);
+    for (const number of ['919812345678', '918000000000', '919812345679', '919812340000']) {
+      assert.ok(!card.text.includes(number), `the card shows ${number}`);
+      assert.ok(!diagnostics.includes(number), `the diagnostics hold ${number}`);
+    }
+    const light = card.background;
+    await onlyKaleyraPane(page);
+    await page.locator('.kaleyra-sidebar-card[data-account="demo-account"]').screenshot({ path: path.join(IMAGES, 'sidebar-light.png') });
+    noPageErrors(editor);
+
+    // The dark theme is Node-RED 5's (4.1 has none built in): the user's setting, then the editor again.
+    const major = Number(String(await editor.evaluate(() => RED.settings.version)).split('.')[0]);
+    if (major < 5) return;
+    await editor.evaluate(() => localStorage.setItem('view-dark-theme', 'dark'));
+    await editor.open('kaleyra-vmn-in');
+    assert.equal(await editor.evaluate(() => document.documentElement.classList.contains('nr-theme-dark')), true, 'the dark theme is on');
+    await editor.evaluate(() => RED.actions.invoke('kaleyra:show-accounts-tab'));
+    await page.locator('.kaleyra-sidebar-card[data-account="demo-account"]').waitFor();
+    await editor.evaluate(() => (window.kaleyraMarker = true));
+    await forceError(2);
+    await waitFor(async () => (card = await accountCard(editor)).codes.E603 === 3, 'two more forced failures, live in the dark theme', 60_000);
+    assert.equal(await editor.evaluate(() => window.kaleyraMarker), true, 'shown without a reload');
+    assert.notEqual(card.background, light, 'the card follows the theme');
+    const [r, g, b] = card.background.match(/\d+/g).map(Number);
+    assert.ok(r + g + b < 3 * 128, `a dark card: ${card.background}`);
+    await onlyKaleyraPane(page);
+    await page.locator('.kaleyra-sidebar-card[data-account="demo-account"]').screenshot({ path: path.join(IMAGES, 'sidebar-dark.png') });
+    noPageErrors(editor);
+  });
 });
 
 describe('docs/images are those the browser tests make', () => {
