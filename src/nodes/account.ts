@@ -13,7 +13,8 @@ import type { RedisStore } from '../core/redis-store';
 import { prefixed, type StateStore } from '../core/state-store';
 import { accountSettings } from './account-settings';
 import { localBase } from './http';
-import { adoptIfFree, bindToAccount, listenerOf, memoryStores, releaseAccount, unbindFromAccount, type Endpoint, type RegisteredAccount } from './registry';
+import type { OverdueEvent } from '../core/watchdog';
+import { adoptIfFree, bindToAccount, listenerOf, memoryStores, releaseAccount, unbindFromAccount, watchOf, type Endpoint, type RegisteredAccount } from './registry';
 import { statusText, type Node, type RED } from './red';
 import { CLOSE_LIMIT_MS } from './message-ledger';
 import { Throttle } from './throttle';
@@ -208,7 +209,9 @@ export class Account implements AccountApi, RegisteredAccount {
     // Click-to-call fills {variables} into its callback URL (docs/service.md §6.2); messaging appends its
     // parameters (§6.1).
     const url = kind === 'call' ? buildCallbackUrl(local) : local;
-    const reported = await this.reporter.track(ref, kind, userRef, typeof custom === 'string' ? custom : undefined, (err, step) => this.stateUsed(node, err, step));
+    // A message reporting to a callback-in node with the delivery watchdog on gets deadlines (core/watchdog.ts).
+    const watch = kind === 'message' ? watchOf(callbackId) : undefined;
+    const reported = await this.reporter.track(ref, kind, userRef, typeof custom === 'string' ? custom : undefined, (err, step) => this.stateUsed(node, err, step), watch);
     return { url, ...reported };
   }
 
@@ -227,6 +230,14 @@ export class Account implements AccountApi, RegisteredAccount {
         (e) => (this.stateUsed(node), e),
         (err: unknown) => (this.stateUsed(node, err, ' for a callback'), event),
       );
+  }
+
+  /** Emits the OVERDUE events of callback-in `node` (core/watchdog.ts); a store failure is warned as for callbacks. */
+  overdue(node: Node, emit: (event: OverdueEvent) => void): Promise<void> {
+    return this.reporter.overdue(node.id, emit).then(
+      () => this.stateUsed(node),
+      (err: unknown) => this.stateUsed(node, err, ' for the delivery watchdog'),
+    );
   }
 
   /**
