@@ -62,7 +62,13 @@ describe('delivery watchdog: two Node-RED replicas on one Redis', function () {
       const [command, ...args] = [...rest.matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((m) => m[1]);
       return { from, command: command.toUpperCase(), args };
     };
-    return { commands: () => lines.map(parse), stop: () => client.destroy() };
+    const other = createClient({ url: redis.url });
+    await other.connect();
+    return {
+      commands: () => lines.map(parse),
+      keys: () => other.keys('kaleyra:{acct}:*'),
+      stop: async () => (client.destroy(), await other.close()),
+    };
   }
   /** The deadlines taken (a script's ZADD <schedule> 0 <member>), by member. */
   const takes = (watch) => watch.commands().filter((c) => c.from === 'lua' && c.command === 'ZADD' && c.args[0] === SCHEDULE && c.args[1] === '0').map((c) => c.args[2]);
@@ -136,6 +142,10 @@ describe('delivery watchdog: two Node-RED replicas on one Redis', function () {
         assert.equal(delivered?.late, false, `${s.ref}: DELIVERED in time`);
       }
       assert.equal(taken.length, sends.length, 'no other deadline taken');
+      // The schedule is one key of the account's correlation share, as ADR 0004 lists it (test/scale-out.test.js).
+      const keys = (await watch.keys()).map((k) => k.slice('kaleyra:{acct}:'.length));
+      assert.ok(keys.includes('corr:due:cb'), 'the callback node\'s schedule');
+      assert.deepEqual(keys.filter((k) => !/^(corr:r:[\w-]+|corr:s:[\w-]+:[^:]+|corr:due:[\w.-]+|epoch)$/.test(k)), [], 'keys not laid out as ADR 0004 says');
       const by = overdue().reduce((n, e) => ((n[e.replica] = (n[e.replica] ?? 0) + 1), n), {});
       console.log(`      (OVERDUE events by replica: ${JSON.stringify(by)})`);
     } finally {
