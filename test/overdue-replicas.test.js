@@ -2,7 +2,7 @@
 // The delivery watchdog across replicas (issue 21 item 3; ADR 0004): two real Node-RED processes run the
 // same flows on one real redis-server, as test/scale-out.test.js does; each replica gives the service the
 // other one's address, so every callback reaches the other replica. A watchdog minute is shortened through
-// KALEYRA_WATCHDOG_MINUTE_MS (README, Testing). Checked: each OVERDUE is emitted once across both replicas,
+// KALEYRA_WATCHDOG_MINUTE_MS (README, callback in). Checked: each OVERDUE is emitted once across both replicas,
 // none for a recipient delivered in time, and a killed replica's deadlines fire on the other one. "Once" is
 // proved from Redis itself (MONITOR): each deadline is taken by exactly one script call, and a taken one
 // can never be taken again, so no second event can still be on its way; the events are what the

@@ -2,7 +2,7 @@
 // The delivery watchdog of kaleyra-callback (issue 21 item 3) in the real runtime, on the memory store: a
 // whatsapp node reports to a callback node with `overdueAfter` set; the built-in simulator over real HTTP
 // delivers to one recipient and never to numbers ending in 0000. A watchdog minute is shortened for the
-// test through KALEYRA_WATCHDOG_MINUTE_MS (README, Testing). What is waited for is an event; what must not
+// test through KALEYRA_WATCHDOG_MINUTE_MS (README, callback in). What is waited for is an event; what must not
 // come is proved from the account's store (the deadline settled, or never set), not by waiting.
 const assert = require('node:assert/strict');
 const request = require('supertest');

@@ -10,7 +10,7 @@ const SWEEP_MS = 1_000;
 
 /**
  * How long a watchdog minute lasts, in ms: 60,000, except in tests, which may set
- * KALEYRA_WATCHDOG_MINUTE_MS to a shorter one so that a deadline passes in seconds (README, Testing).
+ * KALEYRA_WATCHDOG_MINUTE_MS to a shorter one so that a deadline passes in seconds (README, callback in).
  */
 function minuteMs(): number {
   const ms = Number(process.env.KALEYRA_WATCHDOG_MINUTE_MS);
