@@ -17,7 +17,7 @@ const { freePort, waitFor } = require('./helpers/started-node-red');
 
 const TOKEN = 'wdtoken123';
 const MINUTE_MS = 1000; // a watchdog minute in this test
-const AFTER = 4; // minutes: 4 s here
+const AFTER = 6; // minutes: 6 s here, ample for a DELIVERED in time and for stopping a replica before it
 const SCHEDULE = 'kaleyra:{acct}:corr:due:cb';
 
 function flows() {
