@@ -76,8 +76,9 @@ describe('the account hub', function () {
     it('a memory-only Node-RED does not load the Redis client (start-up unchanged)', () => {
       const { execFileSync } = require('node:child_process');
       const script = `
-        const RED = { nodes: { registerType() {}, createNode() {}, getNode() { return null; } }, settings: {}, util: {}, log: console, auth: { needsPermission: () => (q, s, n) => n() }, _: (k) => k };
-        for (const f of require('fs').readdirSync('nodes').filter((f) => f.endsWith('.js'))) require('./nodes/' + f)(RED);
+        const RED = { nodes: { registerType() {}, createNode() {}, getNode() { return null; } }, plugins: { registerPlugin() {} }, settings: {}, util: {}, log: console, auth: { needsPermission: () => (q, s, n) => n() }, _: (k) => k };
+        const { nodes, plugins } = require('./package.json')['node-red'];
+        for (const f of [...Object.values(nodes), ...Object.values(plugins)]) require('./' + f)(RED);
         console.log(Object.keys(require.cache).filter((k) => /@redis|redis-store/.test(k)).length);`;
       assert.equal(execFileSync(process.execPath, ['-e', script], { cwd: path.join(__dirname, '..'), encoding: 'utf8' }).trim(), '0');
     });

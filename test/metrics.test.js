@@ -113,7 +113,7 @@ describe('metrics and the account view (issue 21)', function () {
     assert.equal(snap.accounts.length, 1);
     const v = snap.accounts[0];
     assert.deepEqual([v.id, v.name, v.mode, v.store, v.state, v.queued, v.inFlight], ['cfg', ACCOUNT, 'live', 'memory', 'ok', 0, 0]);
-    assert.deepEqual({ ...v.funnel, deliveredMs: typeof v.funnel.deliveredMs.p95 }, { sent: N, delivered: N, read: N, failed: M, deliveredMs: 'number' });
+    assert.deepEqual({ ...v.funnel, deliveredMs: typeof v.funnel.deliveredMs.p95 }, { sent: N, delivered: N, read: N, failed: M, overdue: 0, deliveredMs: 'number' });
     assert.ok(v.funnel.deliveredMs.p50 <= v.funnel.deliveredMs.p95);
     assert.deepEqual(v.failures.byCode, { E603: M });
     assert.equal(v.failures.recent.length, M);

@@ -80,13 +80,24 @@ describe('account monitor (core)', () => {
     m.delivery('READ', true, false, sentAt);
     m.delivery('SENT', true, false, sentAt);
     const f = m.view().funnel;
-    assert.deepEqual({ ...f, deliveredMs: undefined }, { sent: 3, delivered: 1100, read: 1, failed: 0, deliveredMs: undefined });
+    assert.deepEqual({ ...f, deliveredMs: undefined }, { sent: 3, delivered: 1100, read: 1, failed: 0, overdue: 0, deliveredMs: undefined });
     assert.equal(DELIVERED_SAMPLE, 1000);
     // sample: 101..1100 s; nearest rank: p50 = the 500th = 600 s, p95 = the 950th = 1050 s
     assert.deepEqual(f.deliveredMs, { p50: 600_000, p95: 1_050_000 });
     assert.deepEqual(Object.fromEntries(m.deliveryEvents), { DELIVERED: 1102, READ: 1, SENT: 1 });
     assert.equal(m.toDelivered.count, 1100);
     assert.equal(make().m.view().funnel.deliveredMs, null);
+  });
+
+  it('an OVERDUE of the delivery watchdog: in the funnel, and counted with the delivery events by state', () => {
+    const { m } = make();
+    m.messageSent(2);
+    m.overdueEmitted();
+    assert.equal(m.view().funnel.overdue, 1);
+    assert.deepEqual(Object.fromEntries(m.deliveryEvents), { OVERDUE: 1 });
+    m.overdueEmitted();
+    assert.equal(m.view().funnel.overdue, 2);
+    assert.deepEqual(Object.fromEntries(m.deliveryEvents), { OVERDUE: 2 });
   });
 
   it('the last hour per minute: 60 buckets on the clock, the oldest first, older minutes dropped', () => {

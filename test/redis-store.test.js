@@ -123,9 +123,12 @@ describe('Redis state store', function () {
     await sender.track(ref, 'message', { order: 7 });
     const early = receiver.delivery(ref, '+919812345678', 'DELIVERED');
     await new Promise((r) => setTimeout(r, 100));
+    const before = Date.now();
     await sender.identified(ref, { '919812345678': 'wamid.1' });
-    assert.deepEqual(await early, { id: 'wamid.1', userRef: { order: 7 }, state: 'DELIVERED', late: false, known: true });
-    assert.deepEqual(await sender.delivery(ref, '919812345678', 'SENT'), { id: 'wamid.1', userRef: { order: 7 }, state: 'DELIVERED', late: true, known: true });
+    const { sentAt, ...got } = await early;
+    assert.deepEqual(got, { id: 'wamid.1', userRef: { order: 7 }, state: 'DELIVERED', late: false, known: true });
+    assert.ok(sentAt >= before && sentAt <= Date.now(), `sentAt ${sentAt}: when the service accepted the send`);
+    assert.deepEqual(await sender.delivery(ref, '919812345678', 'SENT'), { id: 'wamid.1', userRef: { order: 7 }, state: 'DELIVERED', late: true, known: true, sentAt });
   });
 
   it('closing leaves no connection behind', async () => {

@@ -201,7 +201,7 @@ describe('scale-out: two Node-RED replicas on one Redis', function () {
     try {
       const prefix = 'kaleyra:{acct}:';
       const keys = (await client.keys(`${prefix}*`)).map((k) => k.slice(prefix.length));
-      const listed = /^(corr:r:[\w-]+|corr:s:[\w-]+:[^:]+|poll:poll:(cursor|lease|rec:[\w-]+)|rate|epoch)$/;
+      const listed = /^(corr:r:[\w-]+|corr:s:[\w-]+:[^:]+|corr:due:[\w.-]+|poll:poll:(cursor|lease|rec:[\w-]+)|rate|epoch)$/;
       assert.deepEqual(keys.filter((k) => !listed.test(k)), [], 'keys not laid out as ADR 0004 says');
       assert.ok(keys.some((k) => k.startsWith('corr:r:')), "a send's record");
       assert.ok(keys.some((k) => k.startsWith('corr:s:')), 'a delivery state');

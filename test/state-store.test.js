@@ -42,6 +42,27 @@ describe('state store', () => {
       assert.equal(s.size, 600);
     });
 
+    it('a schedule lives ttlMs after its last schedule(), then is gone', async () => {
+      const s = new MemoryStore();
+      const now = Date.now();
+      await s.schedule('due', 'a', now + 500, 1000, 10);
+      await later(600, async () => assert.deepEqual(await s.takeDue('due', Date.now(), 10), ['a']));
+      await s.schedule('due', 'b', now + 500, 1000, 10);
+      await later(1500, async () => assert.equal(await s.settle('due', 'b'), undefined, 'expired with its schedule'));
+    });
+
+    it('a schedule with many members settled or moved stays small and takes what is due, in order', async () => {
+      const s = new MemoryStore();
+      const now = Date.now();
+      for (let i = 0; i < 5000; i++) {
+        await s.schedule('due', `m${i}`, now - 5000 + i, 60_000, 100_000);
+        if (i % 10) await s.settle('due', `m${i}`); // nine in ten settled in time
+      }
+      const taken = [];
+      for (let batch; (batch = await s.takeDue('due', now, 7)).length > 0; ) taken.push(...batch);
+      assert.deepEqual(taken, Array.from({ length: 500 }, (_, i) => `m${i * 10}`));
+    });
+
     it('every MemoryStore has its own epoch (a restart of the process loses the contents)', async () => {
       assert.notEqual(await new MemoryStore().epoch(), await new MemoryStore().epoch());
     });
@@ -57,6 +78,10 @@ describe('state store', () => {
       assert.equal(await s.get('a:k'), 1);
       assert.deepEqual(await a.claimAll(['x'], 60_000), [true]);
       assert.deepEqual(await b.claimAll(['x'], 60_000), [true]);
+      await a.schedule('due', 'm', Date.now() - 1, 60_000, 10);
+      assert.deepEqual(await b.takeDue('due', Date.now(), 10), []);
+      assert.deepEqual(await s.takeDue('a:due', Date.now(), 10), ['m']);
+      assert.equal(await a.settle('due', 'm'), 'taken');
       assert.equal(await a.epoch(), await s.epoch());
       await a.close();
       assert.equal(await s.get('a:k'), 1);

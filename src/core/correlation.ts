@@ -17,6 +17,35 @@ export interface SentRecord {
   pending?: number;
   /** Epoch ms when the service accepted the send (its ids came). */
   sentAt?: number;
+  /** A message whose callback node has the delivery watchdog on (core/watchdog.ts): its recipients have deadlines. */
+  watch?: Watched;
+}
+
+/** What a watched message's record keeps for its OVERDUE events. */
+export interface Watched {
+  /** The callback node whose schedule holds the deadlines. */
+  listener: string;
+  /** The node's setting, in minutes: the deadline is sentAt + after. */
+  after: number;
+  /** The recipients' numbers as sent, by their key (mobileKey). */
+  to: Record<string, string>;
+}
+
+/** A callback node's watchdog setting, as a send that reports to it passes it on. */
+export interface WatchSetting {
+  listener: string;
+  /** Minutes, as set. */
+  after: number;
+  /** The same in ms (a minute is shorter only in tests). */
+  afterMs: number;
+}
+
+/** The delivery watchdog (core/watchdog.ts), as the correlation tells it of a watched message. */
+export interface DeliveryWatch {
+  /** The message was accepted (rec has its ids and sentAt): set its recipients' deadlines, afterMs later. */
+  schedule(ref: string, rec: SentRecord, afterMs: number): Promise<void>;
+  /** DELIVERED or READ came for a recipient: clears its deadline; true when its OVERDUE was already emitted. */
+  reached(ref: string, who: string, rec: SentRecord): Promise<boolean>;
 }
 
 /** Order of delivery states; a state never goes back to an earlier one. Others sit between SENT and DELIVERED. */
@@ -56,7 +85,10 @@ export interface DeliveryCorrelation {
   userRef?: unknown;
   /** The furthest state now reached (this status, unless it arrived late). */
   state: string;
-  /** True when this status is behind the state already reached (it arrived out of order). */
+  /**
+   * True when this status is behind the state already reached (it arrived out of order), or when it is the
+   * DELIVERED or READ that first came after the recipient's OVERDUE event (core/watchdog.ts).
+   */
   late: boolean;
   /** False when the ref is unknown (expired, or not sent by us). */
   known: boolean;
@@ -64,7 +96,7 @@ export interface DeliveryCorrelation {
   sentAt?: number;
 }
 
-const recordKey = (ref: string) => `r:${ref}`;
+export const recordKey = (ref: string) => `r:${ref}`;
 const stateKey = (ref: string, who: string) => `s:${ref}:${who}`;
 
 export class Correlator {
@@ -77,6 +109,7 @@ export class Correlator {
   constructor(
     private readonly store: StateStore,
     options: Partial<typeof CORRELATION_DEFAULTS> = {},
+    private readonly watchdog?: DeliveryWatch,
   ) {
     this.ttlMs = options.ttlMs ?? CORRELATION_DEFAULTS.ttlMs;
     this.answerWaitMs = options.answerWaitMs ?? CORRELATION_DEFAULTS.answerWaitMs;
@@ -126,8 +159,11 @@ export class Correlator {
     });
   }
 
-  /** Adds the ids the service answered with (per recipient for messages; under "call" for calls). */
-  identified(ref: string, ids: Record<string, string>): Promise<void> {
+  /**
+   * Adds the ids the service answered with (per recipient for messages; under "call" for calls). A message
+   * `watch`ed by its callback node gets its deadlines first: a callback that finds the ids finds them too.
+   */
+  identified(ref: string, ids: Record<string, string>, watch?: WatchSetting): Promise<void> {
     return this.answer(ref, async () => {
       // The record this process wrote when the send started: no need to read it back (one round trip less).
       const rec = this.unanswered.get(ref)?.rec ?? (await this.load(ref));
@@ -135,7 +171,17 @@ export class Correlator {
       for (const [who, id] of Object.entries(ids)) rec.ids[rec.kind === 'call' ? who : mobileKey(who)] = id;
       delete rec.pending;
       rec.sentAt = Date.now();
+      let unscheduled: unknown;
+      if (watch && this.watchdog && rec.kind === 'message') {
+        rec.watch = { listener: watch.listener, after: watch.after, to: Object.fromEntries(Object.keys(ids).map((who) => [mobileKey(who), who])) };
+        // The ids are recorded even when the deadlines cannot be (the send is then not watched).
+        await this.watchdog.schedule(ref, rec, watch.afterMs).catch((err: unknown) => {
+          unscheduled = err;
+          delete rec.watch;
+        });
+      }
       await this.store.put(recordKey(ref), rec, this.ttlMs);
+      if (unscheduled !== undefined) throw unscheduled;
     });
   }
 
@@ -183,8 +229,10 @@ export class Correlator {
       if (!rec) return { state: status, late: false, known: false };
       const who = mobileKey(mobile);
       const kept = await this.store.advance(stateKey(ref, who), rank(status), status, this.ttlMs);
-      const late = kept.rank > rank(status);
-      return { id: rec.ids[who], userRef: rec.userRef, state: late ? kept.value : status, late, known: true, sentAt: rec.sentAt };
+      const behind = kept.rank > rank(status);
+      // A DELIVERED or READ of a watched message clears its deadline, and is late when that had passed.
+      const overdue = rank(status) >= rank('DELIVERED') && rec.watch && this.watchdog ? await this.watchdog.reached(ref, who, rec) : false;
+      return { id: rec.ids[who], userRef: rec.userRef, state: behind ? kept.value : status, late: behind || overdue, known: true, sentAt: rec.sentAt };
     });
   }
 

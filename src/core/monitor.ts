@@ -167,7 +167,7 @@ export interface AccountView extends AccountInfo {
   queued: number;
   inFlight: number;
   minutes: { start: number; requests: Record<Interface, number[]>; sends: { sent: number[]; failed: number[] } };
-  funnel: { sent: number; delivered: number; read: number; failed: number; deliveredMs: { p50: number; p95: number } | null };
+  funnel: { sent: number; delivered: number; read: number; failed: number; overdue: number; deliveredMs: { p50: number; p95: number } | null };
   failures: { byCode: Record<string, number>; recent: Failure[] };
   polls: PollView[];
   listeners: ListenerView[];
@@ -233,6 +233,8 @@ export class AccountMonitor {
   readonly deliveryEvents = new Map<string, number>();
   delivered = 0;
   read = 0;
+  /** OVERDUE events of the delivery watchdog (core/watchdog.ts). */
+  overdue = 0;
   readonly toDelivered = new Buckets(DELIVERED_BUCKETS);
   private readonly deliveredMs = new Float64Array(DELIVERED_SAMPLE);
   private deliveredKept = 0;
@@ -328,6 +330,13 @@ export class AccountMonitor {
     this.touch(Section.funnel);
   }
 
+  /** The delivery watchdog emitted an OVERDUE: counted with the delivery events, and in the funnel. */
+  overdueEmitted(): void {
+    bump(this.deliveryEvents, 'OVERDUE');
+    this.overdue++;
+    this.touch(Section.funnel);
+  }
+
   /** The stats of an inbox poller (made on first use). */
   poll(node: string, nodeName: string): PollStats {
     let p = this.polls.get(node);
@@ -418,7 +427,7 @@ export class AccountMonitor {
       case Section.minutes:
         return { minutes: this.minutes() };
       case Section.funnel:
-        return { funnel: { sent: this.recipients, delivered: this.delivered, read: this.read, failed: this.failed, deliveredMs: this.deliveredPercentiles() } };
+        return { funnel: { sent: this.recipients, delivered: this.delivered, read: this.read, failed: this.failed, overdue: this.overdue, deliveredMs: this.deliveredPercentiles() } };
       case Section.failures:
         return { failures: { byCode: Object.fromEntries(this.failuresByCode), recent: this.recent.map((f) => ({ ...f })) } };
       case Section.polls:

@@ -1,15 +1,16 @@
 // The state store on Redis (docs/adr/0004-shared-state.md): what an account remembers, shared by every
 // Node-RED replica that runs the same flows. Each operation that must be atomic across replicas is one
-// Redis command (claim = SET NX PX) or one Lua script (advance, lease, epoch, the rate limiter), never a
-// read-then-write. The client (node-redis's @redis/client, no dependencies of its own) is loaded only when
-// an account chooses Redis; it reconnects by itself with backoff. While Redis cannot be reached, every
-// operation fails at once (no offline queue): the callers decide (sends go on, polling pauses).
+// Redis command (claim = SET NX PX) or one Lua script (advance, lease, epoch, the rate limiter, the
+// schedule of delivery deadlines), never a read-then-write. The client (node-redis's @redis/client, no
+// dependencies of its own) is loaded only when an account chooses Redis; it reconnects by itself with
+// backoff. While Redis cannot be reached, every operation fails at once (no offline queue): the callers
+// decide (sends go on, polling pauses).
 import { createHash, randomBytes } from 'node:crypto';
 import type { RedisClientType } from '@redis/client';
 import { ConfigError } from './errors';
 import { redactText } from './redact';
 import type { SharedLimiter } from './flow-control';
-import type { StateStore } from './state-store';
+import type { Settled, StateStore } from './state-store';
 
 export interface RedisStoreOptions {
   /** redis://host:port/db or rediss://... (TLS). */
@@ -82,6 +83,31 @@ if redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[1]) then
 end
 local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
 return math.max(1, tonumber(oldest[2]) + window - now)`;
+
+// A schedule is a sorted set: member -> due time (epoch ms); a member taken when due is kept with score 0
+// until it is settled, so that the one who settles it learns it had been taken.
+// KEYS[1]: the schedule; ARGV: member, due time, ttl ms, max members. The taken (score 0), then the
+// earliest due, are dropped beyond max.
+const SCHEDULE = `
+redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
+local over = redis.call('ZCARD', KEYS[1]) - tonumber(ARGV[4])
+if over > 0 then redis.call('ZREMRANGEBYRANK', KEYS[1], 0, over - 1) end
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+return 1`;
+
+// KEYS[1]: the schedule; ARGV: now, most members. Takes the due members (each once, whoever asks).
+const TAKE_DUE = `
+local due = redis.call('ZRANGEBYSCORE', KEYS[1], '(0', ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))
+for _, m in ipairs(due) do redis.call('ZADD', KEYS[1], 0, m) end
+return due`;
+
+// KEYS[1]: the schedule; ARGV: member. 0: absent, 1: was waiting, 2: had been taken; removed either way.
+const SETTLE = `
+local s = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if not s then return 0 end
+redis.call('ZREM', KEYS[1], ARGV[1])
+if tonumber(s) == 0 then return 2 end
+return 1`;
 
 const sha1 = (script: string) => createHash('sha1').update(script).digest('hex');
 
@@ -225,6 +251,18 @@ export class RedisStore implements StateStore {
 
   async lease(key: string, owner: string, ttlMs: number): Promise<boolean> {
     return Number(await this.script(LEASE, [this.key(key)], [owner, String(px(ttlMs))])) === 1;
+  }
+
+  async schedule(key: string, member: string, at: number, ttlMs: number, max: number): Promise<void> {
+    await this.script(SCHEDULE, [this.key(key)], [member, String(Math.max(1, Math.round(at))), String(px(ttlMs)), String(Math.max(1, max))]);
+  }
+
+  async takeDue(key: string, now: number, limit: number): Promise<string[]> {
+    return ((await this.script(TAKE_DUE, [this.key(key)], [String(Math.round(now)), String(limit)])) as unknown[]).map(String);
+  }
+
+  async settle(key: string, member: string): Promise<Settled> {
+    return ([undefined, 'waiting', 'taken'] as const)[Number(await this.script(SETTLE, [this.key(key)], [member]))];
   }
 
   async epoch(): Promise<string> {

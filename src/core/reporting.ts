@@ -3,8 +3,9 @@
 // record. Framework-free over any state store; the account (src/nodes/account.ts) adds what Node-RED
 // knows (the listener's URL, warnings on a node), test/reporting.test.js drives it alone.
 import type { CallEvent, DeliveryEvent } from './callback-events';
-import { Correlator } from './correlation';
+import { Correlator, type WatchSetting } from './correlation';
 import type { StateStore } from './state-store';
+import { DeliveryWatchdog, type OverdueEvent } from './watchdog';
 
 /** Told after each use of the store: `err` when it failed, and at which step. */
 export type StoreUse = (err?: unknown, step?: string) => void;
@@ -22,27 +23,35 @@ export interface Reported {
 
 export class Reporter {
   private readonly correlator: Correlator;
+  private readonly watchdog: DeliveryWatchdog;
 
   constructor(private readonly store: StateStore) {
-    this.correlator = new Correlator(store);
+    this.watchdog = new DeliveryWatchdog(store);
+    this.correlator = new Correlator(store, {}, this.watchdog);
   }
 
   /**
    * Records a send under `ref` before its request goes out. The send goes on even when its record cannot
    * be written: correlation is lost, not the message. A store in this process has the record at once; a
    * shared one (Redis) is written while the request goes out, since no callback can come before the
-   * service has it (and one that finds no record yet looks again for a moment: ADR 0004).
+   * service has it (and one that finds no record yet looks again for a moment: ADR 0004). A message whose
+   * callback node has the delivery watchdog on (`watch`) gets its recipients' deadlines once accepted.
    */
-  async track(ref: string, kind: 'message' | 'call', userRef: unknown, custom: string | undefined, used: StoreUse): Promise<Reported> {
+  async track(ref: string, kind: 'message' | 'call', userRef: unknown, custom: string | undefined, used: StoreUse, watch?: WatchSetting): Promise<Reported> {
     const tracked = this.correlator.track(ref, kind, userRef, custom).then(
       () => true,
       (err: unknown) => (used(err, ' before a send'), false),
     );
     if (!this.store.shared) await tracked;
     return {
-      sent: (ids) => tracked.then((ok) => (ok ? this.correlator.identified(ref, ids).then(() => used(), (err: unknown) => used(err, ' after the service accepted a send')) : undefined)),
+      sent: (ids) => tracked.then((ok) => (ok ? this.correlator.identified(ref, ids, kind === 'message' ? watch : undefined).then(() => used(), (err: unknown) => used(err, ' after the service accepted a send')) : undefined)),
       failed: () => tracked.then((ok) => (ok ? this.correlator.forget(ref).catch(() => undefined) : undefined)),
     };
+  }
+
+  /** Emits the OVERDUE events of callback node `listener` whose deadlines passed (core/watchdog.ts). Rejects when the store fails. */
+  overdue(listener: string, emit: (event: OverdueEvent) => void, now?: number): Promise<number> {
+    return this.watchdog.sweep(listener, emit, now);
   }
 
   /**

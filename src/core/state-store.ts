@@ -1,9 +1,13 @@
 // What an account remembers between messages (docs/adr/0003-account-hub.md): correlation records of
-// sends, the inbox poller's cursor and the records it already handed on. One small interface, so that
-// the same code runs on this process's memory (the default) or on a store shared by several Node-RED
-// replicas (Redis, docs/adr/0004-shared-state.md). Every operation that must be atomic across replicas is
-// one call here (claim = SET NX, advance and lease = a server-side script), never a read-then-write.
+// sends and their delivery deadlines, the inbox poller's cursor and the records it already handed on. One
+// small interface, so that the same code runs on this process's memory (the default) or on a store shared
+// by several Node-RED replicas (Redis, docs/adr/0004-shared-state.md). Every operation that must be atomic
+// across replicas is one call here (claim = SET NX; advance, lease and the schedule's operations = a
+// server-side script), never a read-then-write.
 import { randomBytes } from 'node:crypto';
+import { DueSet, type Settled } from './due-set';
+
+export type { Settled } from './due-set';
 
 export interface StateStore {
   /** True when other Node-RED processes may use the same contents (Redis). */
@@ -23,6 +27,18 @@ export interface StateStore {
   delete(key: string): Promise<void>;
   /** Takes or renews a lease on `key` for `owner`; false while another owner holds it. */
   lease(key: string, owner: string, ttlMs: number): Promise<boolean>;
+  /**
+   * Schedules `member` in the schedule `key` to be due at `at` (epoch ms). The schedule keeps at most `max`
+   * members (the taken ones dropped first, then the earliest due) and lives `ttlMs` after its last schedule.
+   */
+  schedule(key: string, member: string, at: number, ttlMs: number, max: number): Promise<void>;
+  /**
+   * Takes up to `limit` members of schedule `key` due by `now`, earliest first: each is taken by one caller
+   * only, however many replicas ask at once. A taken member stays, as taken, until it is settled.
+   */
+  takeDue(key: string, now: number, limit: number): Promise<string[]>;
+  /** Removes `member` from schedule `key`: 'waiting' when it was not due yet or not taken, 'taken' when it had been taken, undefined when absent. */
+  settle(key: string, member: string): Promise<Settled>;
   /**
    * An id of the store's present contents: it changes when the store lost its data (a restart without
    * persistence), so that state derived from it can be re-seeded rather than trusted.
@@ -49,6 +65,8 @@ interface Entry {
 export class MemoryStore implements StateStore {
   readonly shared = false;
   private readonly entries = new Map<string, Entry>();
+  /** Schedules, apart from the entries: they have their own bound (schedule's max) and TTL. */
+  private readonly schedules = new Map<string, { set: DueSet; exp: number }>();
   private readonly maxEntries: number;
   private readonly id = randomBytes(8).toString('hex');
   private writes = 0;
@@ -126,6 +144,30 @@ export class MemoryStore implements StateStore {
     return true;
   }
 
+  private liveSchedule(key: string): DueSet | undefined {
+    const s = this.schedules.get(key);
+    if (s && s.exp <= Date.now()) {
+      this.schedules.delete(key);
+      return undefined;
+    }
+    return s?.set;
+  }
+
+  async schedule(key: string, member: string, at: number, ttlMs: number, max: number): Promise<void> {
+    const set = this.liveSchedule(key) ?? new DueSet();
+    this.schedules.set(key, { set, exp: Date.now() + ttlMs });
+    set.add(member, at);
+    set.trim(Math.max(1, max));
+  }
+
+  async takeDue(key: string, now: number, limit: number): Promise<string[]> {
+    return this.liveSchedule(key)?.take(now, limit) ?? [];
+  }
+
+  async settle(key: string, member: string): Promise<Settled> {
+    return this.liveSchedule(key)?.settle(member);
+  }
+
   async epoch(): Promise<string> {
     return this.id;
   }
@@ -146,6 +188,9 @@ export function prefixed(store: StateStore, prefix: string): StateStore {
     advance: (key, rank, value, ttlMs) => store.advance(prefix + key, rank, value, ttlMs),
     delete: (key) => store.delete(prefix + key),
     lease: (key, owner, ttlMs) => store.lease(prefix + key, owner, ttlMs),
+    schedule: (key, member, at, ttlMs, max) => store.schedule(prefix + key, member, at, ttlMs, max),
+    takeDue: (key, now, limit) => store.takeDue(prefix + key, now, limit),
+    settle: (key, member) => store.settle(prefix + key, member),
     epoch: () => store.epoch(),
     close: () => Promise.resolve(), // a view does not own the store
   };

@@ -15,7 +15,8 @@ import { accountSettings, shownSettings } from './account-settings';
 import { AccountMonitor, Section, type Gauges } from '../core/monitor';
 import { attachMonitor, detachMonitor } from './monitor-feed';
 import { localBase } from './http';
-import { adoptIfFree, bindToAccount, listenerOf, memoryStores, releaseAccount, unbindFromAccount, type Endpoint, type RegisteredAccount } from './registry';
+import type { OverdueEvent } from '../core/watchdog';
+import { adoptIfFree, bindToAccount, listenerOf, memoryStores, releaseAccount, unbindFromAccount, watchOf, type Endpoint, type RegisteredAccount } from './registry';
 import type { Node, RED } from './red';
 import { status } from './status';
 import { CLOSE_LIMIT_MS } from './message-ledger';
@@ -241,7 +242,9 @@ export class Account implements AccountApi, RegisteredAccount {
     // Click-to-call fills {variables} into its callback URL (docs/service.md §6.2); messaging appends its
     // parameters (§6.1).
     const url = kind === 'call' ? buildCallbackUrl(local) : local;
-    const reported = await this.reporter.track(ref, kind, userRef, typeof custom === 'string' ? custom : undefined, (err, step) => this.stateUsed(node, err, step));
+    // A message reporting to a callback-in node with the delivery watchdog on gets deadlines (core/watchdog.ts).
+    const watch = kind === 'message' ? watchOf(callbackId) : undefined;
+    const reported = await this.reporter.track(ref, kind, userRef, typeof custom === 'string' ? custom : undefined, (err, step) => this.stateUsed(node, err, step), watch);
     return { url, ...reported };
   }
 
@@ -269,6 +272,15 @@ export class Account implements AccountApi, RegisteredAccount {
         (e) => (this.stateUsed(node), e),
         (err: unknown) => (this.stateUsed(node, err, ' for a callback'), event),
       );
+  }
+
+  /** Emits the OVERDUE events of callback-in `node` (core/watchdog.ts); a store failure is warned as for callbacks. */
+  overdue(node: Node, emit: (event: OverdueEvent) => void): Promise<void> {
+    const counted = this.monitored ? (event: OverdueEvent) => (this.monitored!.overdueEmitted(), emit(event)) : emit;
+    return this.reporter.overdue(node.id, counted).then(
+      () => this.stateUsed(node),
+      (err: unknown) => this.stateUsed(node, err, ' for the delivery watchdog'),
+    );
   }
 
   /**

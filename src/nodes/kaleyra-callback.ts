@@ -1,10 +1,12 @@
 // kaleyra-callback: receives the delivery-status callbacks of interface A (docs/service.md §6.1) and the
 // call callbacks of interface D (§6.2), and emits one typed event per accepted request, correlated by its
-// account with the message or call it belongs to when a node that "reports to" it built the URL.
+// account with the message or call it belongs to when a node that "reports to" it built the URL; with its
+// delivery watchdog on, also an OVERDUE event per recipient not delivered in time (./overdue.ts).
 import { parseCallback } from '../core/callback-events';
 import { accountOf } from './account';
 import { bindListener, correlate } from './registry';
 import { listen } from './listener';
+import { sweepWhileOpen, watchSetting } from './overdue';
 import type { Node, RED } from './red';
 
 export = function register(RED: RED) {
@@ -23,7 +25,9 @@ export = function register(RED: RED) {
       },
       stats,
     );
-    bindListener(node, account, 'callback', endpoint);
+    const watch = watchSetting(node, config.overdueAfter);
+    bindListener(node, account, 'callback', endpoint, watch);
+    if (watch) sweepWhileOpen(node);
   }
 
   RED.nodes.registerType('kaleyra-callback', KaleyraCallbackNode, { credentials: { token: { type: 'text' } } });

@@ -3,7 +3,9 @@
 // account of the sends that report to them (flows made before callback-in had an account keep working),
 // and the memory stores of each account, which outlive a redeploy (ADR 0001) but not the account's removal.
 import type { CallEvent, DeliveryEvent } from '../core/callback-events';
+import type { WatchSetting } from '../core/correlation';
 import { MemoryStore } from '../core/state-store';
+import type { OverdueEvent } from '../core/watchdog';
 import type { Node } from './red';
 
 /** Where a listener is reached: path and query of its URL below the public base (httpNodeRoot included). */
@@ -15,6 +17,8 @@ export interface RegisteredAccount {
   deregister(node: Node): void;
   /** Without a ref the event stays as it is (the account counts it, uncorrelated). */
   correlate(node: Node, event: DeliveryEvent | CallEvent, ref: string | undefined): Promise<DeliveryEvent | CallEvent>;
+  /** Emits the OVERDUE events of callback-in `node` whose deadlines passed. */
+  overdue(node: Node, emit: (event: OverdueEvent) => void): Promise<void>;
 }
 
 /** Bounds of the memory store, per account (README, ADR 0003). */
@@ -30,11 +34,18 @@ export const MEMORY_LIMITS = {
 
 const listeners = new Map<string, { endpoint: Endpoint; account?: RegisteredAccount }>();
 const adopted = new Map<string, RegisteredAccount>();
+/** The callback-in nodes with the delivery watchdog on, and its setting (which sends pass on). */
+const watching = new Map<string, { node: Node; setting: WatchSetting }>();
 const memory = new Map<string, { correlation: MemoryStore; poll: MemoryStore }>();
 
 /** A deployed listener, with the account it is bound to (if any). */
 export function listenerOf(id: string): { endpoint: Endpoint; account?: RegisteredAccount } | undefined {
   return listeners.get(id);
+}
+
+/** The delivery watchdog setting of callback-in `id`, when it has the watchdog on. */
+export function watchOf(id: string): WatchSetting | undefined {
+  return watching.get(id)?.setting;
 }
 
 /** A listener bound to `account` comes (or goes). */
@@ -65,12 +76,15 @@ export function memoryStores(accountId: string): { correlation: MemoryStore; pol
 
 /**
  * Makes a listener known until it closes: to its account when it has one (a vmn-in of a simulator-mode
- * account then receives the simulator's SMS), else only by its id, so that sends reporting to it find it.
+ * account then receives the simulator's SMS), else only by its id, so that sends reporting to it find it;
+ * with its delivery watchdog setting, when on.
  */
-export function bindListener(node: Node, account: Pick<RegisteredAccount, 'register' | 'deregister'> | null, kind: 'callback' | 'vmn', endpoint: Endpoint): void {
+export function bindListener(node: Node, account: Pick<RegisteredAccount, 'register' | 'deregister'> | null, kind: 'callback' | 'vmn', endpoint: Endpoint, watch?: WatchSetting): void {
+  if (watch) watching.set(node.id, { node, setting: watch });
   if (account) account.register({ node, listener: { kind, endpoint } });
   else listeners.set(node.id, { endpoint });
   node.on('close', (_removed, done) => {
+    if (watching.get(node.id)?.node === node) watching.delete(node.id);
     if (account) account.deregister(node);
     else if (!listeners.get(node.id)?.account) listeners.delete(node.id);
     done();
@@ -85,4 +99,10 @@ export function bindListener(node: Node, account: Pick<RegisteredAccount, 'regis
 export function correlate(node: Node, event: DeliveryEvent | CallEvent, ref: string | undefined): Promise<DeliveryEvent | CallEvent> {
   const account = listeners.get(node.id)?.account ?? adopted.get(node.id);
   return account ? account.correlate(node, event, ref) : Promise.resolve(event);
+}
+
+/** Emits callback-in `node`'s OVERDUE events, through the same account as its correlation. */
+export function sweepOverdue(node: Node, emit: (event: OverdueEvent) => void): Promise<void> {
+  const account = listeners.get(node.id)?.account ?? adopted.get(node.id);
+  return account ? account.overdue(node, emit) : Promise.resolve();
 }

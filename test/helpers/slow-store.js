@@ -11,7 +11,7 @@ class SlowStore {
     for (let i = 0; i < ++this.ops % 3; i++) await new Promise((r) => setImmediate(r));
   }
 }
-for (const method of ['get', 'put', 'claim', 'claimAll', 'advance', 'delete', 'lease', 'epoch', 'close']) {
+for (const method of ['get', 'put', 'claim', 'claimAll', 'advance', 'delete', 'lease', 'schedule', 'takeDue', 'settle', 'epoch', 'close']) {
   SlowStore.prototype[method] = async function (...args) {
     await this.pause();
     return structuredClone(await this.inner[method](...args.map((a) => (typeof a === 'object' && a !== null ? structuredClone(a) : a))));

@@ -48,6 +48,47 @@ function contract(make) {
     assert.equal(await s.lease('l', 'a', 60_000), true, 'renewed');
   });
 
+  it('schedule and takeDue: the due members, earliest first, each taken once even by many at once; the rest wait', async () => {
+    const s = await make();
+    const now = Date.now();
+    for (const [m, at] of [['c', now - 10], ['a', now - 30], ['later', now + 60_000], ['b', now - 20]]) await s.schedule('due', m, at, 60_000, 100);
+    assert.deepEqual(await s.takeDue('due', now, 2), ['a', 'b']);
+    const races = await Promise.all(Array.from({ length: 10 }, () => s.takeDue('due', now, 100)));
+    assert.deepEqual(races.flat(), ['c'], 'taken by one caller only');
+    assert.deepEqual(await s.takeDue('due', now, 100), []);
+    assert.deepEqual(await s.takeDue('due', now + 60_000, 100), ['later']);
+    assert.deepEqual(await s.takeDue('none', now, 100), [], 'a schedule never made is empty');
+  });
+
+  it('settle: "waiting" before the member was taken, "taken" after, undefined when absent; removed either way', async () => {
+    const s = await make();
+    const now = Date.now();
+    await s.schedule('due', 'early', now - 1, 60_000, 100);
+    await s.schedule('due', 'late', now + 60_000, 60_000, 100);
+    assert.deepEqual(await s.takeDue('due', now, 100), ['early']);
+    assert.equal(await s.settle('due', 'early'), 'taken');
+    assert.equal(await s.settle('due', 'early'), undefined);
+    assert.equal(await s.settle('due', 'late'), 'waiting');
+    assert.deepEqual(await s.takeDue('due', now + 120_000, 100), [], 'a settled member is never taken');
+    assert.equal(await s.settle('nothing', 'x'), undefined);
+  });
+
+  it('schedule again moves a member; at most max members are kept, the taken ones dropped first, then the earliest due', async () => {
+    const s = await make();
+    const now = Date.now();
+    await s.schedule('due', 'moved', now - 5, 60_000, 100);
+    await s.schedule('due', 'moved', now + 60_000, 60_000, 100);
+    assert.deepEqual(await s.takeDue('due', now, 100), [], 'moved to later');
+    await s.schedule('due', 'gone', now - 3, 60_000, 100);
+    assert.deepEqual(await s.takeDue('due', now, 100), ['gone']); // taken, kept as taken
+    await s.schedule('due', 'first', now - 2, 60_000, 3);
+    await s.schedule('due', 'second', now - 1, 60_000, 3); // four members, max 3: the taken one goes
+    assert.equal(await s.settle('due', 'gone'), undefined, 'the taken member was dropped first');
+    await s.schedule('due', 'third', now, 60_000, 3); // then the earliest due
+    assert.deepEqual(await s.takeDue('due', now, 100), ['second', 'third']);
+    assert.equal(await s.settle('due', 'moved'), 'waiting');
+  });
+
   it('epoch: the same while the contents last', async () => {
     const s = await make();
     const e = await s.epoch();
