@@ -316,6 +316,8 @@ describe('editor in Chromium', function () {
     const token = '0123456789abcdef0123456789abcdef';
     await editor.type('#node-input-token', token);
     await invalidThenFixed('#node-input-path', 'kaleyra/events', '/kaleyra/events');
+    // The delivery watchdog: whole minutes, at most 7 days.
+    await invalidThenFixed('#node-input-overdueAfter', '10081', '30');
     await editor.type('#node-input-name', 'events');
     // Fail closed: with the token cleared, the tip says every request is refused, and the opt-out shows.
     assert.equal(await editor.page.locator('.kaleyra-callback-open-row').isVisible(), false, 'no opt-out while a token is set');
@@ -335,7 +337,7 @@ describe('editor in Chromium', function () {
     return ids.callback;
   }
 
-  it('kaleyra-callback: the path is checked; a token is generated; the URLs are shown', async () => {
+  it('kaleyra-callback: the path and the watchdog\'s minutes are checked; a token is generated; the URLs are shown', async () => {
     made.callback = await makeCallback();
   });
 
@@ -495,7 +497,7 @@ describe('editor in Chromium', function () {
       callIdType: 'str',
       mobile: '919800000001',
     });
-    assert.deepEqual(pick(ids.callback, ['name', 'path', 'credentials']), { name: 'events', path: '/kaleyra/events', credentials: undefined });
+    assert.deepEqual(pick(ids.callback, ['name', 'path', 'overdueAfter', 'credentials']), { name: 'events', path: '/kaleyra/events', overdueAfter: '30', credentials: undefined });
     assert.deepEqual(pick(ids.click2call, ['name', 'caller', 'receiver', 'callerId', 'retry', 'retryType', 'delay', 'delayType', 'custom', 'meta', 'metaType', 'reportTo']), {
       name: 'call',
       caller: '9800000001-9800000002',

@@ -22,6 +22,7 @@ const { INBOX_LIMITS } = require('../dist/core/inbox');
 const { POLL_LIMITS } = require('../dist/core/inbox-poll');
 const { LIMITS } = require('../dist/core/messaging');
 const v = require('../dist/core/validate');
+const { MAX_AFTER_MINUTES } = require('../dist/core/watchdog');
 
 /** The inline scripts of an editor file. */
 function scriptsOf(type) {
@@ -85,6 +86,7 @@ describe('editor rules', () => {
     assert.deepEqual(rules.clickToCall, CLICK_TO_CALL_LIMITS);
     assert.deepEqual(rules.callVariables, [...CALLBACK_VARIABLES]);
     assert.deepEqual(rules.smsVariables, [...SMS_VARIABLES]);
+    assert.equal(rules.overdueAfterMax, MAX_AFTER_MINUTES);
   });
 
   it('the dialogs\' defaults are the runtime\'s', () => {
@@ -117,6 +119,8 @@ describe('editor rules', () => {
         assert.notEqual(check('kaleyra-call-status', prop, min - 1), true);
       }
       assert.equal(check('kaleyra-inbox', 'pollInterval', POLL_LIMITS.intervalMax), true);
+      assert.equal(check('kaleyra-callback', 'overdueAfter', MAX_AFTER_MINUTES), true);
+      assert.notEqual(check('kaleyra-callback', 'overdueAfter', MAX_AFTER_MINUTES + 1), true);
       assert.notEqual(check('kaleyra-inbox', 'pollInterval', POLL_LIMITS.intervalMax + 1), true);
 
       // The phone rule: the editor's check and the runtime's agree on every one of these.
@@ -157,7 +161,7 @@ describe('editor rules', () => {
   it('no editor file writes a rule of the runtime itself', () => {
     for (const type of TYPES) {
       const code = scriptsOf(type).join('\n');
-      for (const literal of ['kaleyra.com', '86400', '1000000', '100000', '"starttime"', '{from}', '6379']) {
+      for (const literal of ['kaleyra.com', '86400', '1000000', '100000', '"starttime"', '{from}', '6379', '10080']) {
         assert.ok(!code.includes(literal), `${type}.html holds ${literal}`);
       }
     }

@@ -10,6 +10,7 @@ import { INBOX_LIMITS } from '../core/inbox';
 import { POLL_LIMITS } from '../core/inbox-poll';
 import { LIMITS as MESSAGE_LIMITS } from '../core/messaging';
 import { PHONE_RULE } from '../core/validate';
+import { MAX_AFTER_MINUTES } from '../core/watchdog';
 import { DEFAULT_REDIS_URL, NUMBER_SETTINGS } from './account-settings';
 
 /** A pattern as the browser rebuilds it: `new RegExp(source, flags)`. */
@@ -29,5 +30,7 @@ export function editorRules() {
     clickToCall: CLICK_TO_CALL_LIMITS,
     callVariables: CALLBACK_VARIABLES,
     smsVariables: SMS_VARIABLES,
+    /** callback in: the delivery watchdog's longest wait, minutes. */
+    overdueAfterMax: MAX_AFTER_MINUTES,
   };
 }
