@@ -8,12 +8,10 @@
 // can never be taken again, so no second event can still be on its way; the events are what the
 // replicas posted to a collector here.
 const assert = require('node:assert/strict');
-const { Simulator, DEMO_KEY } = require('../dist/simulator');
+const { DEMO_KEY } = require('../dist/simulator');
 const { mobileKey } = require('../dist/core/correlation');
-const { RedisServer } = require('./helpers/redis');
-const { NodeRedProcess } = require('./helpers/node-red-process');
-const { Recorder } = require('./helpers/recorder');
-const { freePort, waitFor } = require('./helpers/started-node-red');
+const { twoReplicas } = require('./helpers/replicas');
+const { waitFor } = require('./helpers/started-node-red');
 
 const TOKEN = 'wdtoken123';
 const MINUTE_MS = 1000; // a watchdog minute in this test
@@ -37,87 +35,23 @@ function flows() {
 
 describe('delivery watchdog: two Node-RED replicas on one Redis', function () {
   this.timeout(240_000);
-  const redis = new RedisServer({ aof: true });
-  const collector = new Recorder();
-  const replicas = {};
-  let sim;
+  const h = twoReplicas({ name: 'watchdog', flows, credentials: { acct: { apiKey: DEMO_KEY }, cb: { token: TOKEN } }, env: { KALEYRA_WATCHDOG_MINUTE_MS: String(MINUTE_MS) } });
+  const { replicas } = h;
 
-  const events = () => collector.requests.filter((r) => r.path === '/event').map((r) => ({ replica: r.query.replica, ...JSON.parse(r.raw.toString()) }));
+  const events = () => h.posted('/event');
   const overdue = () => events().filter((e) => e.state === 'OVERDUE');
   async function send(replica, to, ref) {
     const res = await replicas[replica].fetch('/send', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ to, ref }), signal: AbortSignal.timeout(60_000) });
     assert.equal(res.status, 200, await res.clone().text());
     return Object.fromEntries((await res.json()).map((m) => [m.mobile, m.id]));
   }
-
-  /** Redis's MONITOR from now on, parsed: each command with its arguments and where it came from ("lua" for a script's). */
+  /** Redis's MONITOR from now on; keys() the account's keys. */
   async function monitor() {
-    const { createClient } = require('@redis/client');
-    const client = createClient({ url: redis.url });
-    await client.connect();
-    const lines = [];
-    await client.monitor((line) => lines.push(line));
-    const parse = (line) => {
-      const [, from, rest] = /^\d+\.\d+ \[\d+ ([^\]]+)\] (.*)$/.exec(line);
-      const [command, ...args] = [...rest.matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((m) => m[1]);
-      return { from, command: command.toUpperCase(), args };
-    };
-    const other = createClient({ url: redis.url });
-    await other.connect();
-    return {
-      commands: () => lines.map(parse),
-      keys: () => other.keys('kaleyra:{acct}:*'),
-      stop: async () => (client.destroy(), await other.close()),
-    };
+    const watch = await h.monitor();
+    return { ...watch, keys: () => watch.keys('kaleyra:{acct}:*') };
   }
   /** The deadlines taken (a script's ZADD <schedule> 0 <member>), by member. */
   const takes = (watch) => watch.commands().filter((c) => c.from === 'lua' && c.command === 'ZADD' && c.args[0] === SCHEDULE && c.args[1] === '0').map((c) => c.args[2]);
-
-  before(async function () {
-    this.timeout(300_000);
-    await redis.start();
-    await collector.start();
-    collector.reply = () => ({ body: 'ok' });
-    sim = new Simulator({ deliveryDelaysMs: [100, 50, 50] }); // numbers ending in 0000 get SENT only
-    const urls = await sim.start();
-    const ports = { A: await freePort(), B: await freePort() };
-    for (const [name, other] of [['A', 'B'], ['B', 'A']]) {
-      replicas[name] = new NodeRedProcess({
-        name: `watchdog-${name}`,
-        flows: flows(),
-        credentials: { acct: { apiKey: DEMO_KEY }, cb: { token: TOKEN } },
-        env: {
-          REPLICA: name,
-          COLLECTOR: collector.url,
-          REDIS_URL: redis.url,
-          PUBLIC_URL: `http://127.0.0.1:${ports[other]}`,
-          SIM_MESSAGING: urls.messagingUrl,
-          SIM_VMN: urls.vmnUrl,
-          SIM_OBD: urls.obdUrl,
-          SIM_VOICE: urls.voiceUrl,
-          KALEYRA_WATCHDOG_MINUTE_MS: String(MINUTE_MS),
-        },
-      });
-      replicas[name].port = ports[name];
-    }
-    await Promise.all(Object.values(replicas).map((r) => r.start()));
-  });
-
-  afterEach(function () {
-    if (this.currentTest.state !== 'failed') return;
-    for (const [name, r] of Object.entries(replicas)) console.log(`\n--- replica ${name} log (end) ---\n${r.output.slice(-3000)}`);
-  });
-
-  after(async function () {
-    this.timeout(60_000);
-    for (const r of Object.values(replicas)) {
-      await r.stop().catch(() => r.kill());
-      r.cleanup();
-    }
-    await sim?.stop();
-    await collector.stop();
-    await redis.stop();
-  });
 
   it('each OVERDUE is emitted by exactly one replica; none for a recipient delivered in time', async () => {
     const watch = await monitor();

@@ -11,11 +11,9 @@
 // the lease changed hands are read from Redis itself (MONITOR, on Redis's clock), not from the time
 // requests took to arrive, so a busy machine does not change the verdict.
 const assert = require('node:assert/strict');
-const { Simulator, DEMO_KEY } = require('../dist/simulator');
-const { RedisServer } = require('./helpers/redis');
-const { NodeRedProcess } = require('./helpers/node-red-process');
-const { Recorder } = require('./helpers/recorder');
-const { freePort, waitFor } = require('./helpers/started-node-red');
+const { DEMO_KEY } = require('../dist/simulator');
+const { twoReplicas } = require('./helpers/replicas');
+const { waitFor } = require('./helpers/started-node-red');
 
 const TOKEN = 'scaletoken123';
 const POLL_SECONDS = 1;
@@ -68,13 +66,9 @@ function flows() {
 
 describe('scale-out: two Node-RED replicas on one Redis', function () {
   this.timeout(240_000);
-  const redis = new RedisServer({ aof: true });
-  const collector = new Recorder();
-  let sim;
-  const replicas = {};
+  const h = twoReplicas({ name: 'replica', flows, credentials: { acct: { apiKey: DEMO_KEY }, 'acct-rated': { apiKey: DEMO_KEY }, cb: { token: TOKEN } } });
+  const { redis, replicas, posted, monitor } = h;
 
-  /** What the replicas posted to the collector on `path`, each with the replica that posted it. */
-  const posted = (path) => collector.requests.filter((r) => r.path === path).map((r) => ({ replica: r.query.replica, ...JSON.parse(r.raw.toString()) }));
   const events = () => posted('/event');
   const polled = () => posted('/inbox');
   const send = (replica, path, body) => replicas[replica].fetch(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(60_000) });
@@ -82,7 +76,7 @@ describe('scale-out: two Node-RED replicas on one Redis', function () {
   let sms = 0;
   const inject = (n) => {
     const injected = [];
-    for (let i = 0; i < n; i++) injected.push(sim.injectSms({ from: `9198765${String(10000 + sms++).padStart(5, '0')}`, message: `SMS ${sms}` }).message);
+    for (let i = 0; i < n; i++) injected.push(h.sim.injectSms({ from: `9198765${String(10000 + sms++).padStart(5, '0')}`, message: `SMS ${sms}` }).message);
     return injected;
   };
   /** Waits until every given SMS was polled. */
@@ -106,71 +100,6 @@ describe('scale-out: two Node-RED replicas on one Redis', function () {
       await waitFor(() => /account acct\] the shared state store \(Redis at [^)]+\) cannot be reached/.test(replicas[name].log.slice(logged[name])), `replica ${name} to notice the outage`);
     }
   }
-
-  /**
-   * Redis's MONITOR from now on: every command Redis runs, the commands of scripts too (from "lua"), each
-   * with Redis's own clock in ms.
-   */
-  async function monitor() {
-    const { createClient } = require('@redis/client');
-    const client = createClient({ url: redis.url });
-    await client.connect();
-    const lines = [];
-    await client.monitor((line) => lines.push(line));
-    const parse = (line) => {
-      const [, sec, usec, from, rest] = /^(\d+)\.(\d+) \[\d+ ([^\]]+)\] (.*)$/.exec(line);
-      const [command, ...args] = [...rest.matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((m) => m[1]);
-      return { at: Number(sec) * 1000 + Number(usec) / 1000, from, command: command.toUpperCase(), args };
-    };
-    return { commands: () => lines.map(parse), stop: () => client.destroy() };
-  }
-
-  before(async function () {
-    this.timeout(300_000);
-    await redis.start();
-    await collector.start();
-    collector.reply = () => ({ body: 'ok' });
-    sim = new Simulator({ deliveryDelaysMs: [100, 50, 50] });
-    const urls = await sim.start();
-    const ports = { A: await freePort(), B: await freePort() };
-    for (const [name, other] of [['A', 'B'], ['B', 'A']]) {
-      replicas[name] = new NodeRedProcess({
-        name: `replica-${name}`,
-        flows: flows(),
-        credentials: { acct: { apiKey: DEMO_KEY }, 'acct-rated': { apiKey: DEMO_KEY }, cb: { token: TOKEN } },
-        env: {
-          REPLICA: name,
-          COLLECTOR: collector.url,
-          REDIS_URL: redis.url,
-          // Each replica gives the service the other one's address: every callback reaches the other replica.
-          PUBLIC_URL: `http://127.0.0.1:${ports[other]}`,
-          SIM_MESSAGING: urls.messagingUrl,
-          SIM_VMN: urls.vmnUrl,
-          SIM_OBD: urls.obdUrl,
-          SIM_VOICE: urls.voiceUrl,
-        },
-      });
-      replicas[name].port = ports[name];
-    }
-    await Promise.all(Object.values(replicas).map((r) => r.start()));
-  });
-
-  afterEach(function () {
-    // What the replicas logged, when a test failed: the reason is usually there.
-    if (this.currentTest.state !== 'failed') return;
-    for (const [name, r] of Object.entries(replicas)) console.log(`\n--- replica ${name} log (end) ---\n${r.output.slice(-3000)}`);
-  });
-
-  after(async function () {
-    this.timeout(60_000);
-    for (const r of Object.values(replicas)) {
-      await r.stop().catch(() => r.kill());
-      r.cleanup();
-    }
-    await sim?.stop();
-    await collector.stop();
-    await redis.stop();
-  });
 
   it('a delivery callback that reaches the other replica is correlated: id, ref, state', async () => {
     for (const [from, ref] of [['A', 'order-A'], ['B', 'order-B']]) {
@@ -222,12 +151,12 @@ describe('scale-out: two Node-RED replicas on one Redis', function () {
   });
 
   it("the account's rate limit (5/s) holds for both replicas together", async () => {
-    const before = sim.requests.length;
+    const before = h.sim.requests.length;
     const watch = await monitor();
     try {
       const results = await Promise.all(Array.from({ length: 20 }, (_, i) => send(i % 2 ? 'A' : 'B', '/rated', { to: '919812345670', text: `rated ${i}` })));
       assert.deepEqual(results.map((r) => r.status), Array(20).fill(200));
-      const received = sim.requests.slice(before).filter((r) => r.endpoint === 'messaging' && /rated/.test(r.fields.body ?? ''));
+      const received = h.sim.requests.slice(before).filter((r) => r.endpoint === 'messaging' && /rated/.test(r.fields.body ?? ''));
       assert.equal(received.length, 20);
       // The starts the shared limiter admitted: its script's ZADD of each, scored by Redis's clock.
       const admitted = watch
