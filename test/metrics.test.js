@@ -42,12 +42,16 @@ describe('metrics and the account view (issue 21)', function () {
       { id: 'c1', type: 'catch', z: 'f1', scope: null, uncaught: false, wires: [['caught']] },
       { id: 'caught', type: 'helper', z: 'f1' },
     ];
+    // What the runtime publishes, from before the flows start (the account's first delta goes out at once).
+    const listen = (RED) => {
+      httpNode.capture(RED);
+      RED.events.on('comms', (m) => m.topic === 'kaleyra/accounts' && published.push({ at: Date.now(), data: m.data, retain: m.retain }));
+    };
     await helper.load(
-      [catchNode, NODE_MODULES['kaleyra-config'], NODE_MODULES['kaleyra-whatsapp'], NODE_MODULES['kaleyra-callback'], httpNode.capture],
+      [catchNode, NODE_MODULES['kaleyra-config'], NODE_MODULES['kaleyra-whatsapp'], NODE_MODULES['kaleyra-callback'], listen],
       flow,
       { cfg: { apiKey: DEMO_KEY }, cb: { token: TOKEN } },
     );
-    httpNode.RED.events.on('comms', (m) => m.topic === 'kaleyra/accounts' && published.push({ at: Date.now(), data: m.data, retain: m.retain }));
     for (const id of Object.keys(got)) helper.getNode(id).on('input', (m) => got[id].push(m));
 
     for (const [i, to] of numbers.entries()) helper.getNode('wa').receive({ payload: `hello ${i}`, to, from: FROM, ref: `order-${i}` });
