@@ -238,3 +238,52 @@ describe('metrics and the account view (issue 21)', function () {
     });
   });
 });
+
+describe("node.metric(): Node-RED's own metrics log (issue 21)", () => {
+  // Node.prototype.metric() asks the runtime's log whether metrics are logged (settings.logging.<logger>.metrics);
+  // here the log says yes, and what the nodes log at the METRIC level is read from it.
+  const { log } = require('./helpers/node-red').fromNodeRed('@node-red/util');
+  let sim;
+  let enabled;
+  before(async () => {
+    sim = new Simulator();
+    const urls = await sim.start();
+    enabled = log.metric;
+    log.metric = () => true;
+    await helper.load(
+      [catchNode, NODE_MODULES['kaleyra-config'], NODE_MODULES['kaleyra-whatsapp']],
+      [
+        { id: 'f1', type: 'tab' },
+        { id: 'cfg', type: 'kaleyra-config', ...urls, timeout: 5 },
+        { id: 'wa', type: 'kaleyra-whatsapp', z: 'f1', account: 'cfg', wires: [['out']] },
+        { id: 'out', type: 'helper', z: 'f1' },
+        { id: 'c1', type: 'catch', z: 'f1', scope: null, uncaught: false, wires: [['caught']] },
+        { id: 'caught', type: 'helper', z: 'f1' },
+      ],
+      { cfg: { apiKey: DEMO_KEY } },
+    );
+  });
+  after(async () => {
+    log.metric = enabled;
+    await helper.unload();
+    await sim.stop();
+  });
+
+  it('each msg logs kaleyra.sent or kaleyra.failed.<code>, and kaleyra.duration, with its _msgid', async () => {
+    const done = { out: 0, caught: 0 };
+    helper.getNode('out').on('input', () => done.out++);
+    helper.getNode('caught').on('input', () => done.caught++);
+    helper.getNode('wa').receive({ _msgid: 'm-ok', payload: 'hello', to: '919812345678', from: FROM });
+    helper.getNode('wa').receive({ _msgid: 'm-bad', payload: { type: 'template', template: {} }, to: '919812345678', from: FROM });
+    await until(() => done.out === 1 && done.caught === 1, 'both msgs to end');
+    // Node-RED names a node's metric event node.<type>.<event>.
+    const PREFIX = 'node.kaleyra-whatsapp.';
+    const metrics = helper.log().args.map(([entry]) => entry).filter((e) => e && e.level === log.METRIC && e.event.startsWith(`${PREFIX}kaleyra.`));
+    const of = (msgid) => metrics.filter((e) => e.msgid === msgid).map((e) => e.event.slice(PREFIX.length)).sort();
+    assert.deepEqual(of('m-ok'), ['kaleyra.duration', 'kaleyra.sent']);
+    assert.deepEqual(of('m-bad'), ['kaleyra.duration', 'kaleyra.failed.E603']);
+    for (const e of metrics) assert.equal(e.nodeid, 'wa');
+    const duration = metrics.find((e) => e.msgid === 'm-ok' && e.event === `${PREFIX}kaleyra.duration`);
+    assert.ok(Number.isFinite(duration.value) && duration.value >= 0, JSON.stringify(duration));
+  });
+});
