@@ -73,14 +73,15 @@ describe('the account hub', function () {
       assert.equal(server.requests.length, 0);
     });
 
-    it('a memory-only Node-RED does not load the Redis client (start-up unchanged)', () => {
+    it('a memory-only Node-RED loads neither the Redis client nor prom-client at start (start-up unchanged; metrics load at the first scrape)', () => {
       const { execFileSync } = require('node:child_process');
       const script = `
         const RED = { nodes: { registerType() {}, createNode() {}, getNode() { return null; } }, plugins: { registerPlugin() {} }, settings: {}, util: {}, log: console, auth: { needsPermission: () => (q, s, n) => n() }, _: (k) => k };
         const { nodes, plugins } = require('./package.json')['node-red'];
         for (const f of [...Object.values(nodes), ...Object.values(plugins)]) require('./' + f)(RED);
-        console.log(Object.keys(require.cache).filter((k) => /@redis|redis-store/.test(k)).length);`;
-      assert.equal(execFileSync(process.execPath, ['-e', script], { cwd: path.join(__dirname, '..'), encoding: 'utf8' }).trim(), '0');
+        const loaded = (re) => Object.keys(require.cache).filter((k) => re.test(k)).length;
+        console.log(JSON.stringify({ redis: loaded(/@redis|redis-store/), metrics: loaded(/prom-client|nodes[\\/]metrics\.js/) }));`;
+      assert.deepEqual(JSON.parse(execFileSync(process.execPath, ['-e', script], { cwd: path.join(__dirname, '..'), encoding: 'utf8' })), { redis: 0, metrics: 0 });
     });
 
     it('a good account logs no error and shows no status until a msg comes', async () => {

@@ -2,7 +2,7 @@
 // account call the hub's methods on this node (register, client, report, ...) and nothing else of it.
 import { Account } from './account';
 import { installAccountCheck } from './check-account-route';
-import { installMetrics } from './metrics';
+import { installMetrics } from './metrics-route';
 import { installMonitorFeed } from './monitor-feed';
 import type { Node, RED } from './red';
 

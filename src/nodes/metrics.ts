@@ -5,12 +5,9 @@
 // go with it (removed or redeployed: a redeployed one starts its counters again, which Prometheus reads as
 // a counter reset). Labels are the account's name (else its id), interface, outcome or code, state, and a
 // node's name (else its id): never a number, message id, ref or key.
-import type { ServerResponse } from 'node:http';
 import { Counter, Gauge, Registry } from 'prom-client';
 import { INTERFACES, type AccountMonitor, type Buckets } from '../core/monitor';
-import { answer, type HttpApp, type Req } from './http';
 import { monitors } from './monitor-feed';
-import type { RED } from './red';
 
 export const registry = new Registry();
 
@@ -28,8 +25,12 @@ function uniqueLabel(name: string, id: string, names: string[]): string {
   return names.filter((n) => n === name).length > 1 ? `${name} (${id})` : name;
 }
 
-function counter(name: string, help: string, labelNames: string[], fill: Fill): void {
-  new Counter({
+/**
+ * A counter or gauge whose values are read from the monitors at each scrape: emptied, then filled (inc on
+ * an emptied series sets it, for both kinds).
+ */
+function collected(Metric: typeof Counter | typeof Gauge, name: string, help: string, labelNames: string[], fill: Fill): void {
+  new (Metric as typeof Gauge)({
     name,
     help,
     labelNames,
@@ -40,19 +41,8 @@ function counter(name: string, help: string, labelNames: string[], fill: Fill): 
     },
   });
 }
-
-function gauge(name: string, help: string, labelNames: string[], fill: Fill): void {
-  new Gauge({
-    name,
-    help,
-    labelNames,
-    registers: [registry],
-    collect() {
-      this.reset();
-      fill((labels, value) => this.set(labels, value));
-    },
-  });
-}
+const counter = (name: string, help: string, labelNames: string[], fill: Fill) => collected(Counter, name, help, labelNames, fill);
+const gauge = (name: string, help: string, labelNames: string[], fill: Fill) => collected(Gauge, name, help, labelNames, fill);
 
 /**
  * A histogram whose buckets the monitors keep (prom-client's Histogram can only be observed, one value at a
@@ -151,18 +141,7 @@ counter('kaleyra_listener_events_total', 'Events of callback-in nodes, correlate
   }),
 );
 
-/** GET /kaleyra/metrics on httpAdmin, behind the read permission of kaleyra-config. */
-export function installMetrics(RED: RED): void {
-  const app = RED.httpAdmin as HttpApp | undefined;
-  if (!app) return;
-  app.get('/kaleyra/metrics', RED.auth.needsPermission('kaleyra-config.read'), (_req: Req, res: ServerResponse) => {
-    registry.metrics().then(
-      (text) => {
-        res.statusCode = 200;
-        res.setHeader('content-type', registry.contentType);
-        res.end(text);
-      },
-      (err: Error) => answer(res, 500, `metrics failed: ${err.message}`),
-    );
-  });
+/** The scrape: the text exposition of every deployed account's metrics. */
+export function scrape(): Promise<string> {
+  return registry.metrics();
 }
