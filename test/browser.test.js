@@ -796,6 +796,7 @@ describe('the demo flow in Chromium (npm start)', function () {
         read: count('read'),
         codes: Object.fromEntries(card.find('.kaleyra-sidebar-codes tr').map((i, tr) => [[$(tr).find('td').eq(0).text(), Number($(tr).find('td').eq(1).text())]]).get()),
         recent: card.find('.kaleyra-sidebar-recent').text(),
+        listeners: card.find('.kaleyra-sidebar-listener').map((i, l) => $(l).text()).get().join('\n'),
         background: getComputedStyle(card[0] || document.body).backgroundColor,
       };
     });
@@ -856,6 +857,9 @@ describe('the demo flow in Chromium (npm start)', function () {
     assert.equal(await editor.evaluate(() => window.kaleyraMarker), true, 'shown without a reload');
     assert.match(card.recent, /E603/);
     assert.match(card.recent, /forced error/, 'the node that met it');
+    // A stranger's callback (no valid token) is refused, and counted by reason on the listener's line.
+    assert.equal((await nr.fetch('/kaleyra/callback?token=not-the-token&status=DELIVERED&mobile=919812345678')).status, 403);
+    await waitFor(async () => /bad token 1\b/.test((card = await accountCard(editor)).listeners), 'the refused callback on the listener\'s line', 60_000);
     // The snapshot the runtime serves holds what the card shows.
     const snapshot = await (await nr.fetch('/kaleyra/accounts')).json();
     const view = snapshot.accounts.find((a) => a.id === 'demo-account');
