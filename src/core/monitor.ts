@@ -183,6 +183,9 @@ export const enum Section {
   gauges = 32,
 }
 
+/** The sections in the order a view or a delta holds them. */
+const SECTIONS = [Section.minutes, Section.funnel, Section.failures, Section.polls, Section.listeners] as const;
+
 export type Delta = Partial<Omit<AccountView, 'problem'>> & { id: string; at: number; problem?: string | null };
 
 /** Phone numbers (7 or more digits, with +, spaces, dots or dashes between) masked to their last 4 digits. */
@@ -443,19 +446,9 @@ export class AccountMonitor {
   view(): AccountView {
     const g = this.gauges();
     const state = this.state(g);
-    const view: AccountView = {
-      ...this.info,
-      state,
-      ...(g.problem ? { problem: g.problem } : {}),
-      queued: g.queued,
-      inFlight: g.inFlight,
-      ...(this.section(Section.minutes) as Pick<AccountView, 'minutes'>),
-      ...(this.section(Section.funnel) as Pick<AccountView, 'funnel'>),
-      ...(this.section(Section.failures) as Pick<AccountView, 'failures'>),
-      ...(this.section(Section.polls) as Pick<AccountView, 'polls'>),
-      ...(this.section(Section.listeners) as Pick<AccountView, 'listeners'>),
-    };
-    return view;
+    const view = { ...this.info, state, ...(g.problem ? { problem: g.problem } : {}), queued: g.queued, inFlight: g.inFlight };
+    for (const bit of SECTIONS) Object.assign(view, this.section(bit));
+    return view as AccountView;
   }
 
   /**
@@ -486,7 +479,7 @@ export class AccountMonitor {
     this.slot();
     let sections = bits;
     if (last.minute !== this.minute && this.holdsMinutes()) sections |= Section.minutes;
-    for (const bit of [Section.minutes, Section.funnel, Section.failures, Section.polls, Section.listeners]) {
+    for (const bit of SECTIONS) {
       if (sections & bit) Object.assign(out, this.section(bit)), (any = true);
     }
     this.last = { state, problem: g.problem, queued: g.queued, inFlight: g.inFlight, minute: this.minute };
@@ -502,11 +495,6 @@ export class AccountMonitor {
   /** Whether the hour moved on since the last delta while it held counts (a delta would send them again). */
   minutesMoved(): boolean {
     return !!this.last && Math.floor(this.now() / MINUTE_MS) !== this.last.minute && this.holdsMinutes();
-  }
-
-  /** Whether a delta would have something to say now, without taking it. */
-  get pending(): boolean {
-    return this.changed !== 0;
   }
 }
 

@@ -18,6 +18,7 @@ export const FEED_INTERVAL_MS = 1_000;
 const MINUTE_CHECK_MS = 10_000;
 
 interface Feed {
+  id: string;
   RED: RED;
   /** Unset once the account closed: the next delta says it was removed. */
   monitor?: AccountMonitor;
@@ -41,7 +42,7 @@ export function attachMonitor(RED: RED, monitor: AccountMonitor): void {
   const id = monitor.info.id;
   let feed = feeds.get(id);
   if (feed) Object.assign(feed, { RED, monitor });
-  else feeds.set(id, (feed = { RED, monitor, lastAt: 0 }));
+  else feeds.set(id, (feed = { id, RED, monitor, lastAt: 0 }));
   const f = feed;
   monitor.onChange = () => schedule(f);
   schedule(f);
@@ -74,7 +75,8 @@ function flush(feed: Feed): void {
   let delta: object | undefined;
   if (feed.monitor) delta = feed.monitor.delta();
   else {
-    for (const [id, f] of feeds) if (f === feed) (delta = { id, removed: true }), feeds.delete(id);
+    delta = { id: feed.id, removed: true };
+    feeds.delete(feed.id);
     if (feeds.size === 0) {
       clearInterval(minuteTimer);
       minuteTimer = undefined;
