@@ -127,8 +127,10 @@ export class Account implements AccountApi, RegisteredAccount {
     this.publicUrl = publicUrl;
     this.ready = ready.then((client) => {
       this.resolved = client;
-      client.flow.onChange(() => this.publish.request());
-      if (monitor) client.flow.onChange(() => monitor.flowChanged(client.flow.rateLimited));
+      client.flow.onChange(() => {
+        this.publish.request();
+        monitor?.flowChanged(client.flow.rateLimited);
+      });
       return client;
     });
     this.ready.catch(() => undefined); // reported per message, not as an unhandled rejection
@@ -153,9 +155,7 @@ export class Account implements AccountApi, RegisteredAccount {
       onState: (up, reason) => {
         if (up) node.log(`the shared state store (Redis at ${where.host}) is reachable`);
         else node.warn(`the shared state store (Redis at ${where.host}) cannot be reached (${reason ?? 'closed'}): sends go on, their delivery events may come uncorrelated; inbox polling pauses; reconnecting`);
-        this.stateDown = !up;
-        this.publish.request();
-        this.monitored?.touch(Section.gauges);
+        this.setStateDown(!up);
       },
     });
   }
@@ -226,11 +226,14 @@ export class Account implements AccountApi, RegisteredAccount {
       node.warn(`the state store failed${what} (${escapeControl(err instanceof Error ? err.message : String(err))}): delivery and call events of sends may come without their id and ref until it works again`);
     } else if (err === undefined && this.stateDown) node.log('the state store works again');
     const down = err !== undefined;
-    if (down !== this.stateDown) {
-      this.stateDown = down;
-      this.publish.request();
-      this.monitored?.touch(Section.gauges);
-    }
+    if (down !== this.stateDown) this.setStateDown(down);
+  }
+
+  /** Whether the state store is down: the nodes' status and the monitor's gauges say so. */
+  private setStateDown(down: boolean): void {
+    this.stateDown = down;
+    this.publish.request();
+    this.monitored?.touch(Section.gauges);
   }
 
   async report(node: Node, callbackId: string, kind: 'message' | 'call', userRef: unknown, custom?: unknown): Promise<Report> {

@@ -3,9 +3,8 @@
 // account with the message or call it belongs to when a node that "reports to" it built the URL; with its
 // delivery watchdog on, also an OVERDUE event per recipient not delivered in time (./overdue.ts).
 import { parseCallback } from '../core/callback-events';
-import { accountOf } from './account';
-import { bindListener, correlate } from './registry';
-import { listen } from './listener';
+import { correlate } from './registry';
+import { serveListener } from './listener';
 import { sweepWhileOpen, watchSetting } from './overdue';
 import type { Node, RED } from './red';
 
@@ -13,20 +12,11 @@ export = function register(RED: RED) {
   function KaleyraCallbackNode(this: Node, config: Record<string, unknown>) {
     RED.nodes.createNode(this, config);
     const node = this;
-    const account = accountOf(RED, config.account);
-    const stats = account?.monitor?.()?.listener(node.id, node.name ?? '', 'callback');
-    const endpoint = listen(
-      RED,
-      node,
-      config,
-      (params) => {
-        const event = parseCallback(params);
-        return correlate(node, event, params.kref).then((payload) => ({ payload, topic: payload.event }));
-      },
-      stats,
-    );
     const watch = watchSetting(node, config.overdueAfter);
-    bindListener(node, account, 'callback', endpoint, watch);
+    serveListener(RED, node, config, 'callback', (params) => {
+      const event = parseCallback(params);
+      return correlate(node, event, params.kref).then((payload) => ({ payload, topic: payload.event }));
+    }, watch);
     if (watch) sweepWhileOpen(node);
   }
 

@@ -4,12 +4,14 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { Params } from '../core/callback-events';
-import type { ListenerStats } from '../core/monitor';
+import type { WatchSetting } from '../core/correlation';
+import type { ListenerKind, ListenerStats } from '../core/monitor';
 import { KaleyraError } from '../core/errors';
 import { answer, queryOf, readParams, removeRoutes, type Handler, type HttpApp, type Req } from './http';
 import type { Node, NodeMessage, RED } from './red';
 import { status } from './status';
-import type { Endpoint } from './registry';
+import { accountOf } from './account';
+import { bindListener, type Endpoint } from './registry';
 
 /** Normalises the node's path: one leading slash, no trailing one. */
 export function routePath(path: unknown): string {
@@ -36,6 +38,16 @@ function refuse(req: Req, res: ServerResponse, status: number, text: string): vo
   res.setHeader('connection', 'close');
   res.on('finish', () => req.destroy());
   answer(res, status, text);
+}
+
+/**
+ * A listener node (callback in, vmn in) on its account: its route (listen()), counted by the account's
+ * monitor, and made known (bindListener()) until it closes, with its delivery watchdog setting if on.
+ */
+export function serveListener(RED: RED, node: Node, config: Record<string, unknown>, kind: ListenerKind, accept: (params: Params) => Promise<object | undefined>, watch?: WatchSetting): void {
+  const account = accountOf(RED, config.account);
+  const stats = account?.monitor?.()?.listener(node.id, node.name ?? '', kind);
+  bindListener(node, account, kind, listen(RED, node, config, accept, stats), watch);
 }
 
 /**
