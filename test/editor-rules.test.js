@@ -23,6 +23,7 @@ const { POLL_LIMITS } = require('../dist/core/inbox-poll');
 const { LIMITS } = require('../dist/core/messaging');
 const v = require('../dist/core/validate');
 const { MAX_AFTER_MINUTES } = require('../dist/core/watchdog');
+const { NUMBER_RUN, maskNumbers } = require('../dist/core/monitor');
 
 /** The inline scripts of an editor file. */
 function scriptsOf(type) {
@@ -80,6 +81,8 @@ describe('editor rules', () => {
     assert.equal(K.re(rules.apiKey).source, API_KEY_PATTERN.source);
     assert.equal(K.re(rules.phone.number).source, v.PHONE_RULE.number.source);
     assert.equal(rules.phone.listMax, LIMITS.recipients);
+    assert.equal(K.re(rules.phone.run).source, NUMBER_RUN.source);
+    assert.equal(rules.phone.minDigits, v.PHONE_RULE.minDigits);
     assert.deepEqual(rules.watch, WATCH_LIMITS);
     assert.deepEqual(rules.poll, POLL_LIMITS);
     assert.deepEqual(rules.inbox, INBOX_LIMITS);
@@ -150,6 +153,13 @@ describe('editor rules', () => {
         assert.equal(key(k) === true, runtime, k);
       }
     }
+  });
+
+  it('the sidebar masks phone numbers as the runtime does', () => {
+    const { K } = loadEditor(['kaleyra-config']);
+    const texts = ['to +91 98123-45678 failed', 'mobile 919876543210, +1 (555) 010-2345', '+123456 and 12345', '3 retries, E423, 2026', 'http://127.0.0.1:1880/x', '(0091) 98123 45678', ''];
+    for (const text of texts) assert.equal(K.maskNumbers(text), maskNumbers(text), JSON.stringify(text));
+    assert.equal(K.maskNumbers(undefined), '');
   });
 
   it('the callback URLs the dialogs show hold the variables the runtime fills', () => {

@@ -55,6 +55,13 @@ describe('account monitor (core)', () => {
     assert.equal(maskNumbers('mobile 919876543210, +1 (555) 010-2345 and 00447911123456; 3 retries, E423, 2026'), 'mobile ***3210, ***2345 and ***3456; 3 retries, E423, 2026');
   });
 
+  it('masks the shortest number the phone rule takes (6 digits), not a 5-digit one', () => {
+    const { PHONE_RULE, phone } = require('../dist/core/validate');
+    assert.equal(phone('to', '+123456'), '+123456', 'a phone number to the runtime');
+    assert.equal(PHONE_RULE.minDigits, 6);
+    assert.equal(maskNumbers('to +123456 and 12 34 56 failed; 12345 left'), 'to ***3456 and ***3456 failed; 12345 left');
+  });
+
   it('a code or state that is not one (free text, a number) or one too many is counted as OTHER', () => {
     const { m } = make();
     m.delivery('919876543210', false, false);

@@ -4,6 +4,7 @@
 // and state, the last 20 failures, 1,000 times to DELIVERED, 60 minutes. The hooks are told on the hot
 // path, so they only bump counters (no allocation); the views are built when asked. Phone numbers never
 // enter it: a failure's text is masked before it is kept.
+import { PHONE_RULE } from './validate';
 
 export const INTERFACES = ['whatsapp', 'vmn', 'call-status', 'click2call'] as const;
 export type Interface = (typeof INTERFACES)[number];
@@ -188,11 +189,17 @@ const SECTIONS = [Section.minutes, Section.funnel, Section.failures, Section.pol
 
 export type Delta = Partial<Omit<AccountView, 'problem'>> & { id: string; at: number; problem?: string | null };
 
-/** Phone numbers (7 or more digits, with +, spaces, dots or dashes between) masked to their last 4 digits. */
+/** A run that may hold a phone number: digits with +, spaces, brackets, dots or dashes between. */
+export const NUMBER_RUN = new RegExp(`\\+?\\d[\\d\\s().-]{${PHONE_RULE.minDigits - 2},}\\d`, 'g');
+
+/**
+ * Phone numbers (a run of as many digits as the phone rule's shortest, or more) masked to their last 4
+ * digits. The sidebar masks with the same rule (src/editor/kaleyra-editor.js).
+ */
 export function maskNumbers(text: string): string {
-  return text.replace(/\+?\d(?:[\d\s().-]{5,}\d)/g, (run) => {
+  return text.replace(NUMBER_RUN, (run) => {
     const digits = run.replace(/\D/g, '');
-    return digits.length >= 7 ? `***${digits.slice(-4)}` : run;
+    return digits.length >= PHONE_RULE.minDigits ? `***${digits.slice(-4)}` : run;
   });
 }
 

@@ -191,7 +191,13 @@ const PHONE_TEXT_MAX = 64;
  * A phone number with country code: digits with an optional leading `+` (docs/service.md §1.6). Spaces, dashes,
  * dots and brackets inside it are formatting (`+91 98123-45678`, `(0091) 98123 45678`): taken out.
  */
-export const PHONE_RULE = { formatting: /[\s\-.()]/g, number: /^\+?\d{6,15}$/ };
+const PHONE_DIGITS = { min: 6, max: 15 };
+export const PHONE_RULE = {
+  formatting: /[\s\-.()]/g,
+  number: new RegExp(`^\\+?\\d{${PHONE_DIGITS.min},${PHONE_DIGITS.max}}$`),
+  /** The fewest digits of a phone number: a run of as many is masked wherever numbers must not be shown. */
+  minDigits: PHONE_DIGITS.min,
+};
 
 export function phone(field: string, value: string): string {
   const digits = value.length > PHONE_TEXT_MAX ? '' : value.replace(PHONE_RULE.formatting, '');

@@ -71,6 +71,15 @@ window.KaleyraEditor = (function (RULES) {
         return typeof x === "string" || (typeof x === "number" && Number.isSafeInteger(x) && x >= 0);
     }
     var PHONE_FORMATTING = re(RULES.phone.formatting);
+    var NUMBER_RUN = re(RULES.phone.run);
+
+    // A text with its phone numbers masked to their last 4 digits, as the runtime masks them (core/monitor.ts).
+    function maskNumbers(value) {
+        return String(value === undefined || value === null ? "" : value).replace(NUMBER_RUN, function (run) {
+            var digits = run.replace(/\D/g, "");
+            return digits.length >= RULES.phone.minDigits ? "***" + digits.slice(-4) : run;
+        });
+    }
     var PHONE_NUMBER = re(RULES.phone.number);
     var checks = {
         // A phone number with country code (the runtime's rule): formatting taken out, then the number.
@@ -392,6 +401,7 @@ window.KaleyraEditor = (function (RULES) {
         rules: RULES,
         re: re,
         TYPES: TYPES,
+        maskNumbers: maskNumbers,
         checks: checks,
         isBlank: isBlank,
         i18n: i18n,

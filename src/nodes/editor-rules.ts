@@ -9,6 +9,7 @@ import { CALLBACK_VARIABLES, CLICK_TO_CALL_LIMITS } from '../core/click-to-call'
 import { INBOX_LIMITS } from '../core/inbox';
 import { POLL_LIMITS } from '../core/inbox-poll';
 import { LIMITS as MESSAGE_LIMITS } from '../core/messaging';
+import { NUMBER_RUN } from '../core/monitor';
 import { PHONE_RULE } from '../core/validate';
 import { MAX_AFTER_MINUTES } from '../core/watchdog';
 import { DEFAULT_REDIS_URL, NUMBER_SETTINGS } from './account-settings';
@@ -23,7 +24,8 @@ export function editorRules() {
     baseUrls: DEFAULT_BASE_URLS,
     redisUrl: DEFAULT_REDIS_URL,
     apiKey: pattern(API_KEY_PATTERN),
-    phone: { formatting: pattern(PHONE_RULE.formatting), number: pattern(PHONE_RULE.number), listMax: MESSAGE_LIMITS.recipients },
+    /** The phone rule; `run` and `minDigits` also mask numbers in the sidebar, as core/monitor.ts does. */
+    phone: { formatting: pattern(PHONE_RULE.formatting), number: pattern(PHONE_RULE.number), listMax: MESSAGE_LIMITS.recipients, run: pattern(NUMBER_RUN), minDigits: PHONE_RULE.minDigits },
     watch: WATCH_LIMITS,
     poll: POLL_LIMITS,
     inbox: INBOX_LIMITS,
