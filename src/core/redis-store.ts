@@ -10,7 +10,7 @@ import type { RedisClientType } from '@redis/client';
 import { ConfigError } from './errors';
 import { redactText } from './redact';
 import type { SharedLimiter } from './flow-control';
-import type { Settled, StateStore } from './state-store';
+import { RECONNECT, type Settled, type StateStore } from './state-store';
 
 export interface RedisStoreOptions {
   /** redis://host:port/db or rediss://... (TLS). */
@@ -141,7 +141,7 @@ export class RedisStore implements StateStore {
       socket: {
         connectTimeout: 3_000,
         // Back off to 5 s between attempts, with jitter so replicas do not reconnect in step.
-        reconnectStrategy: (retries: number) => Math.min(5_000, 100 * 2 ** Math.min(retries, 6)) + Math.floor(Math.random() * 100),
+        reconnectStrategy: (retries: number) => Math.min(RECONNECT.maxPauseMs, 100 * 2 ** Math.min(retries, 6)) + Math.floor(Math.random() * RECONNECT.jitterMs),
       },
     }) as unknown as RedisClientType;
     // An 'error' without a listener would end the process; the reason is told once per outage.

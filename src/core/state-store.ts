@@ -9,6 +9,13 @@ import { DueSet, type Settled } from './due-set';
 
 export type { Settled } from './due-set';
 
+/**
+ * How the shared store's client reconnects (src/core/redis-store.ts): pauses doubling up to maxPauseMs
+ * between attempts, each with up to jitterMs added. Here, where code on any store may read it without
+ * loading the Redis client (inbox polling waits for a replica that reconnects last).
+ */
+export const RECONNECT = { maxPauseMs: 5_000, jitterMs: 100 };
+
 export interface StateStore {
   /** True when other Node-RED processes may use the same contents (Redis). */
   readonly shared: boolean;

@@ -202,7 +202,7 @@ export const PHONE_RULE = {
 export function phone(field: string, value: string): string {
   const digits = value.length > PHONE_TEXT_MAX ? '' : value.replace(PHONE_RULE.formatting, '');
   if (!PHONE_RULE.number.test(digits)) {
-    throw new InputError(field, `must be a phone number with country code: 6 to 15 digits, country code first (a leading + is allowed; spaces, dashes, dots and brackets are ignored), not ${shown(value)}`);
+    throw new InputError(field, `must be a phone number with country code: ${PHONE_DIGITS.min} to ${PHONE_DIGITS.max} digits, country code first (a leading + is allowed; spaces, dashes, dots and brackets are ignored), not ${shown(value)}`);
   }
   return digits;
 }

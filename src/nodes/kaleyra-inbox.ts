@@ -7,14 +7,13 @@ import { KaleyraError } from '../core/errors';
 import type { InboxQuery } from '../core/inbox';
 import { InboxPoller, POLL_LIMITS, type PollSnapshot } from '../core/inbox-poll';
 import { escapeControl } from '../core/redact';
+import { RECONNECT } from '../core/state-store';
 import { orMsg, payloadObject, registerAction, type SetupApi } from './action';
 import type { RED } from './red';
 import { status } from './status';
 
 const INBOX_FILTERS = ['number', 'keyword', 'mobile', 'fromdate', 'todate', 'limit', 'page'] as const;
 const SERVICE_PAGE_SIZE = 50; // the inbox's default page size (docs/service.md §3.2)
-/** The longest pause of a Redis client between two reconnect attempts (src/core/redis-store.ts, with its jitter). */
-const RECONNECT_MAX_MS = 5_100;
 const PROCESS = randomBytes(8).toString('hex');
 
 export = function register(RED: RED) {
@@ -69,7 +68,7 @@ function startPolling({ node, account, config, evaluate }: SetupApi): void {
       // that replica's client may take to reconnect after this one did, then takes over as it would from a
       // replica that died.
       if (standby && (await poller.storeLost())) {
-        leaveLostLease ||= Date.now() + leaseMs + RECONNECT_MAX_MS;
+        leaveLostLease ||= Date.now() + leaseMs + RECONNECT.maxPauseMs + RECONNECT.jitterMs;
         if (Date.now() < leaveLostLease) return;
       }
       leaveLostLease = 0;
