@@ -4,38 +4,11 @@
 // 5 s or at 12 s in all, and reports how they ended.
 const assert = require('node:assert/strict');
 const { MessageLedger, CLOSE_GRACE_MS, CLOSE_LIMIT_MS } = require('../dist/nodes/message-ledger');
-
-/** A clock whose time moves only when the test says: timers fire in order as it passes them. */
-function manualClock() {
-  let now = 0;
-  let seq = 0;
-  const timers = new Map();
-  return {
-    now: () => now,
-    setTimeout(fn, ms) {
-      const id = ++seq;
-      timers.set(id, { at: now + ms, fn });
-      return id;
-    },
-    clearTimeout: (id) => timers.delete(id),
-    /** Moves time on by `ms`, firing each timer due on the way. */
-    advance(ms) {
-      const end = now + ms;
-      for (;;) {
-        const due = [...timers].filter(([, t]) => t.at <= end).sort((a, b) => a[1].at - b[1].at)[0];
-        if (!due) break;
-        timers.delete(due[0]);
-        now = due[1].at;
-        due[1].fn();
-      }
-      now = end;
-    },
-  };
-}
+const { fakeTimers } = require('./helpers/clock');
 
 /** A ledger holding `n` queued messages; `end(outcome)` ends the next one as the node does. */
-function holding(n, clock) {
-  const ledger = new MessageLedger(clock);
+function holding(n) {
+  const ledger = new MessageLedger();
   for (let i = 0; i < n; i++) {
     ledger.started();
     ledger.queued();
@@ -48,68 +21,73 @@ function holding(n, clock) {
 }
 
 describe('MessageLedger: the close protocol of an action node', () => {
-  it('a node holding nothing closes at once, with nothing to report', () => {
-    const clock = manualClock();
-    const { ledger } = holding(0, clock);
+  let clock;
+  let t0;
+  beforeEach(() => {
+    clock = fakeTimers();
+    t0 = clock.now;
+  });
+  afterEach(() => clock.restore());
+  /** Time since the test began, on the fake clock. */
+  const elapsed = () => clock.now - t0;
+
+  it('a node holding nothing closes at once, with nothing to report', async () => {
+    const { ledger } = holding(0);
     let summary;
     ledger.close((s) => (summary = s));
     assert.deepEqual(summary, { ended: new Map(), limitReached: false });
     assert.equal(ledger.signal.aborted, false);
   });
 
-  it('messages that keep ending are let finish past the grace time; the close waits for the last', () => {
-    const clock = manualClock();
-    const { ledger, end } = holding(3, clock);
+  it('messages that keep ending are let finish past the grace time; the close waits for the last', async () => {
+    const { ledger, end } = holding(3);
     let summary;
     ledger.close((s) => (summary = s));
     for (let i = 0; i < 2; i++) {
-      clock.advance(CLOSE_GRACE_MS - 1000); // inside the grace time: progress restarts it
+      await clock.advance(CLOSE_GRACE_MS - 1000); // inside the grace time: progress restarts it
       end('sent');
     }
     assert.equal(summary, undefined, 'one message is still held');
     assert.equal(ledger.signal.aborted, false, 'nothing cancelled while messages keep ending');
-    clock.advance(CLOSE_LIMIT_MS - clock.now() - 1); // past two grace times in all, just inside the limit
-    assert.ok(clock.now() > 2 * CLOSE_GRACE_MS);
+    await clock.advance(CLOSE_LIMIT_MS - elapsed() - 1); // past two grace times in all, just inside the limit
+    assert.ok(elapsed() > 2 * CLOSE_GRACE_MS);
     end('sent');
     assert.deepEqual(summary, { ended: new Map([['sent', 3]]), limitReached: false });
     assert.equal(ledger.signal.aborted, false);
   });
 
-  it('once none ended for the grace time, what is held is cancelled (the signal aborts); the close reports each outcome', () => {
-    const clock = manualClock();
-    const { ledger, end } = holding(3, clock);
+  it('once none ended for the grace time, what is held is cancelled (the signal aborts); the close reports each outcome', async () => {
+    const { ledger, end } = holding(3);
     let summary;
     ledger.close((s) => (summary = s));
     end('sent');
-    clock.advance(CLOSE_GRACE_MS - 1);
+    await clock.advance(CLOSE_GRACE_MS - 1);
     assert.equal(ledger.signal.aborted, false);
-    clock.advance(1);
+    await clock.advance(1);
     assert.equal(ledger.signal.aborted, true, 'cancelled after 5 s without progress');
     end('CLOSED');
     end('CLOSED');
     assert.deepEqual(summary, { ended: new Map([['sent', 1], ['CLOSED', 2]]), limitReached: false });
   });
 
-  it('at the limit, what is held is cancelled even while messages keep ending; the summary says the limit was reached', () => {
-    const clock = manualClock();
-    const { ledger, end } = holding(100, clock);
+  it('at the limit, what is held is cancelled even while messages keep ending; the summary says the limit was reached', async () => {
+    const { ledger, end } = holding(100);
     let summary;
     ledger.close((s) => (summary = s));
     let ended = 0;
     while (!ledger.signal.aborted && ended < 100) {
-      clock.advance(1000); // one message a second: always inside the grace time
+      await clock.advance(1000); // one message a second: always inside the grace time
       end('sent');
       ended++;
     }
-    assert.equal(clock.now(), CLOSE_LIMIT_MS, 'cancelled at the limit, not before');
+    assert.equal(elapsed(), CLOSE_LIMIT_MS, 'cancelled at the limit, not before');
     assert.equal(ended, CLOSE_LIMIT_MS / 1000);
     while (ledger.pending > 0) end('CLOSED');
     assert.deepEqual(summary, { ended: new Map([['sent', ended], ['CLOSED', 100 - ended]]), limitReached: true });
   });
 
-  it('counts what is requesting apart from what is only pending; messages before the stop are not in the summary', () => {
-    const clock = manualClock();
-    const ledger = new MessageLedger(clock);
+  it('counts what is requesting apart from what is only pending; messages before the stop are not in the summary', async () => {
+    const ledger = new MessageLedger();
     ledger.started();
     ledger.started();
     ledger.queued();

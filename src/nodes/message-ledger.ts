@@ -1,21 +1,14 @@
 // The messages an action node holds, and how it stops (ADR 0003): it takes no new message, lets the ones
 // it holds (in flight and queued for the account) finish while they keep ending, and cancels the rest
 // (CLOSED) once none ended for the grace time or at the limit; then it reports how they ended. Framework-
-// free: the node wires it to Node-RED (src/nodes/action.ts); test/message-ledger.test.js drives it alone.
+// free: the node wires it to Node-RED (src/nodes/action.ts); test/message-ledger.test.js drives it alone, on a
+// fake clock (test/helpers/clock.js).
 import { setMaxListeners } from 'node:events';
 
 /** A stopping node cancels what it holds once none of its messages ended for this long... */
 export const CLOSE_GRACE_MS = 5_000;
 /** ...or after this long in all: below Node-RED's own 15 s limit for a node to close, with the account's 2 s after. */
 export const CLOSE_LIMIT_MS = 12_000;
-
-export interface Clock {
-  now(): number;
-  setTimeout(fn: () => void, ms: number): unknown;
-  clearTimeout(timer: unknown): void;
-}
-
-const realClock: Clock = { now: Date.now, setTimeout: (fn, ms) => setTimeout(fn, ms), clearTimeout: (t) => clearTimeout(t as NodeJS.Timeout) };
 
 /** How the messages held at the stop ended: counts by outcome ('sent', or an error code), and whether the limit was reached. */
 export interface ClosedSummary {
@@ -38,10 +31,10 @@ export class MessageLedger {
   private readonly outcomes = new Map<string, number>();
   private closingSince = 0;
   private limitReached = false;
-  private timer: unknown;
+  private timer?: NodeJS.Timeout;
   private onClosed?: (summary: ClosedSummary) => void;
 
-  constructor(private readonly clock: Clock = realClock) {
+  constructor() {
     this.signal = this.stopping.signal;
     setMaxListeners(0, this.signal);
   }
@@ -77,16 +70,16 @@ export class MessageLedger {
   /** The node stops: `onClosed` runs once every message held has ended (the rest cancelled in time). */
   close(onClosed: (summary: ClosedSummary) => void): void {
     this.closing = true;
-    this.closingSince = this.clock.now();
+    this.closingSince = Date.now();
     this.onClosed = onClosed;
     this.armGrace();
     if (this.pending === 0) this.finish();
   }
 
   private armGrace(): void {
-    this.clock.clearTimeout(this.timer);
-    const left = this.closingSince + CLOSE_LIMIT_MS - this.clock.now();
-    this.timer = this.clock.setTimeout(
+    clearTimeout(this.timer);
+    const left = this.closingSince + CLOSE_LIMIT_MS - Date.now();
+    this.timer = setTimeout(
       () => {
         this.limitReached = left <= CLOSE_GRACE_MS;
         this.stopping.abort();
@@ -96,7 +89,7 @@ export class MessageLedger {
   }
 
   private finish(): void {
-    this.clock.clearTimeout(this.timer);
+    clearTimeout(this.timer);
     const onClosed = this.onClosed;
     this.onClosed = undefined;
     onClosed?.({ ended: this.outcomes, limitReached: this.limitReached });
