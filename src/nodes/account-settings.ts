@@ -1,7 +1,7 @@
 // The settings of a kaleyra-config node, read from the editor's config: numbers clamped to their ranges
 // (an empty or unreadable one takes its default), URLs trimmed, the public URL checked. A pure function,
 // tested alone (test/account-settings.test.js); the account (src/nodes/account.ts) builds on it.
-import { DEFAULT_BASE_URLS } from '../core/account-config';
+import { DEFAULT_BASE_URLS, URL_NAMES, type UrlName } from '../core/account-config';
 import type { AccountConfig } from '../core/client';
 import { ConfigError } from '../core/errors';
 
@@ -37,18 +37,22 @@ export function numberSetting(name: keyof typeof NUMBER_SETTINGS, value: unknown
   return value === '' || value === undefined || value === null || !Number.isFinite(n) ? fallback : Math.min(max, Math.max(min, n));
 }
 
+/** A base URL as set, else its default. */
+const baseUrl = (config: Record<string, unknown>, name: UrlName) => String(config[name] ?? '').trim() || DEFAULT_BASE_URLS[name];
+/** The Redis URL as set, else the default. */
+const redisUrlOf = (config: Record<string, unknown>) => String(config.redisUrl ?? '').trim() || DEFAULT_REDIS_URL;
+
 /** Reads a kaleyra-config node's settings; throws a ConfigError naming a public URL that cannot work. */
 export function accountSettings(config: Record<string, unknown>): AccountSettings {
   const publicUrl = String(config.publicUrl ?? '').trim().replace(/\/+$/, '');
   if (publicUrl && !/^https?:\/\/[^/]/i.test(publicUrl)) throw new ConfigError('publicUrl', 'must be an http(s) URL at which the service reaches this Node-RED');
   const concurrency = numberSetting('concurrency', config.concurrency);
   const retries = numberSetting('retries', config.retries);
-  const url = (name: keyof typeof DEFAULT_BASE_URLS) => String(config[name] ?? '').trim() || DEFAULT_BASE_URLS[name];
   const store = config.store === 'redis' ? 'redis' : 'memory';
   return {
     simulator: config.simulator === true || config.simulator === 'true',
     publicUrl,
-    urls: { messagingUrl: url('messagingUrl'), vmnUrl: url('vmnUrl'), obdUrl: url('obdUrl'), voiceUrl: url('voiceUrl') },
+    urls: { messagingUrl: baseUrl(config, 'messagingUrl'), vmnUrl: baseUrl(config, 'vmnUrl'), obdUrl: baseUrl(config, 'obdUrl'), voiceUrl: baseUrl(config, 'voiceUrl') },
     options: {
       timeout: numberSetting('timeout', config.timeout) * 1000,
       connections: concurrency,
@@ -57,7 +61,7 @@ export function accountSettings(config: Record<string, unknown>): AccountSetting
       sendRetry: { retries },
     },
     store,
-    redisUrl: store === 'redis' ? String(config.redisUrl ?? '').trim() || DEFAULT_REDIS_URL : undefined,
+    redisUrl: store === 'redis' ? redisUrlOf(config) : undefined,
   };
 }
 
@@ -66,21 +70,11 @@ export function accountSettings(config: Record<string, unknown>): AccountSetting
  * URL with any password masked. Never the key nor the Redis password; it never throws.
  */
 export function shownSettings(config: Record<string, unknown>): Record<string, unknown> {
-  const text = (name: string) => String(config[name] ?? '').trim();
-  const url = (name: keyof typeof DEFAULT_BASE_URLS) => maskedUrl(text(name) || DEFAULT_BASE_URLS[name]);
-  const shown: Record<string, unknown> = {
-    timeout: numberSetting('timeout', config.timeout),
-    retries: numberSetting('retries', config.retries),
-    concurrency: numberSetting('concurrency', config.concurrency),
-    rateLimit: numberSetting('rateLimit', config.rateLimit),
-    queueSize: numberSetting('queueSize', config.queueSize),
-    messagingUrl: url('messagingUrl'),
-    vmnUrl: url('vmnUrl'),
-    obdUrl: url('obdUrl'),
-    voiceUrl: url('voiceUrl'),
-    publicUrl: maskedUrl(text('publicUrl')),
-  };
-  if (config.store === 'redis') shown.redisUrl = maskedUrl(text('redisUrl') || 'redis://127.0.0.1:6379');
+  const shown: Record<string, unknown> = {};
+  for (const name of Object.keys(NUMBER_SETTINGS) as (keyof typeof NUMBER_SETTINGS)[]) shown[name] = numberSetting(name, config[name]);
+  for (const name of URL_NAMES) shown[name] = maskedUrl(baseUrl(config, name));
+  shown.publicUrl = maskedUrl(String(config.publicUrl ?? '').trim());
+  if (config.store === 'redis') shown.redisUrl = maskedUrl(redisUrlOf(config));
   return shown;
 }
 
